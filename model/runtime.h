@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Runtime set-up for LibTorch: device selection (--device auto|cpu|cuda), thread count, and a
+// check that LibTorch's BLAS is an optimized one (OpenBLAS, BLIS, MKL), not Debian's reference
+// BLAS, which makes matrix multiplication ~10x slower.
+#pragma once
+
+#include <torch/types.h>
+
+#include <string>
+
+#include "core/status.h"
+
+namespace morpheus::model {
+
+// "auto": CUDA when available, else CPU; "cpu"; "cuda" or "cuda:N" (error when unavailable).
+StatusOr<torch::Device> resolve_device(const std::string& name);
+
+// Enables TF32 matmul/cuDNN on CUDA devices; no-op on CPU.
+void configure_device(const torch::Device& device);
+
+struct BlasInfo {
+  std::string library;  // resolved path of the BLAS library loaded in this process, or ""
+  bool optimized = false;
+};
+// Inspects the shared objects loaded in this process.
+BlasInfo detect_blas();
+// Logs a warning with a fix when the loaded BLAS is the reference implementation.
+void warn_if_slow_blas();
+
+}  // namespace morpheus::model

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything the project needs on Debian bookworm (idempotent; root or sudo):
+# Debian packages from DESIGN.md §3, and the npm data packages pinned in package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libtorch-dev libopenblas0-openmp
+  libsentencepiece-dev
+  nlohmann-json3-dev libcli11-dev
+  googletest libgtest-dev
+  python3 python3-morfessor
+  fasttext itagalog
+  clang-format
+)
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: Debian packages already installed"
+fi
+
+# Data packages (no JavaScript runs): corpus, gold roots, root lexicon.
+if [ ! -f node_modules/nlptoolkit-corpus/corpus.txt ] ||
+   [ ! -f node_modules/nlptoolkit-morphologicalanalysis/penntreebank.txt ] ||
+   [ ! -f node_modules/nlptoolkit-dictionary/turkish_dictionary.txt ]; then
+  echo "setup: npm ci (data packages)"
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+else
+  echo "setup: npm data packages already present"
+fi

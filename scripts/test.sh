@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# README command (2): install, build and run every test. Used verbatim by .ci/run.
+#   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity) + ctest,
+#   4. ASan/UBSan build of the torch-free libraries + ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+bash scripts/setup.sh
+
+echo "== clang-format check"
+git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
+
+echo "== build (ci preset)"
+bash scripts/build.sh ci
+echo "== tests (ci preset)"
+ctest --preset ci -j 2
+
+echo "== build (asan preset: torch-free, ASan + UBSan)"
+bash scripts/build.sh asan
+echo "== tests (asan preset)"
+UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j 2
+
+echo "== all tests passed in $(( $(date +%s) - start )) s"

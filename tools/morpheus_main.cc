@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+// `morpheus`: the LibTorch tool. Subcommands are registered from tools/cmd_*.cc.
+#include <CLI/CLI.hpp>
+
+#include "model/runtime.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
+               "morpheus"};
+  app.set_version_flag("--version", "morpheus 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough();
+  morpheus::tools::add_global_flags(app);
+  morpheus::tools::CommandRegistry registry;
+  morpheus::tools::register_text_commands(app, registry);
+  morpheus::tools::register_runtime_commands(app, registry);
+  registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
+  return registry.run(app, argc, argv);
+}
