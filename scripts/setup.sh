@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config git ca-certificates
   libtorch-dev libopenblas0-openmp
   libsentencepiece-dev
   nlohmann-json3-dev libcli11-dev
