@@ -2,8 +2,10 @@
 #include "core/json_config.h"
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/file_util.h"
+#include "core/utf8.h"
 
 namespace morpheus {
 namespace {
@@ -23,6 +25,11 @@ bool compatible(const json& current, const json& value) {
   if (current.is_number()) return value.is_number();
   if (current.is_string()) return value.is_string() || value.is_null();
   return current.type() == value.type();
+}
+
+// dump() that cannot throw on invalid UTF-8 inside strings.
+std::string safe_dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string join_path(const std::string& prefix, const std::string& key) {
@@ -52,7 +59,7 @@ Status merge_at(json& base, const json& patch, const std::string& prefix,
     if (!compatible(*found, it.value())) {
       return invalid_argument(where + ": config key '" + key_path + "' must be " +
                               type_name(*found) + ", got " + type_name(it.value()) + " (" +
-                              it.value().dump() + ")");
+                              safe_dump(it.value()) + ")");
     }
     *found = it.value();
   }
@@ -64,7 +71,7 @@ Status merge_at(json& base, const json& patch, const std::string& prefix,
 StatusOr<json> parse_json(std::string_view text, const std::string& source) {
   try {
     return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     return invalid_argument(source + ": not valid JSON: " + e.what());
   }
 }
@@ -84,26 +91,30 @@ Status apply_set(json& base, std::string_view assignment) {
     return invalid_argument("--set " + std::string(assignment) + ": expected key=value",
                             "e.g. --set train.steps=100");
   }
+  if (!utf8::is_valid(assignment)) {
+    Status bad = utf8::validate(assignment);
+    return bad.prepend("--set");
+  }
   const std::string key(assignment.substr(0, eq));
   const std::string raw(assignment.substr(eq + 1));
   json value;
   try {
     value = json::parse(raw);
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {
     value = raw;  // not JSON: take it as a string
   }
-  // Build {"a": {"b": value}} and merge it, so the same checks apply.
-  json patch = value;
-  size_t end = key.size();
+  // Split "a.b.c", then build {"a": {"b": {"c": value}}} and merge it, so the same checks apply.
+  std::vector<std::string> parts;
+  size_t begin = 0;
   while (true) {
-    const size_t dot = key.rfind('.', end - 1);
-    const std::string part = key.substr(dot == std::string::npos ? 0 : dot + 1,
-                                        end - (dot == std::string::npos ? 0 : dot + 1));
-    if (part.empty()) return invalid_argument("--set " + key + ": empty key component");
-    patch = json{{part, patch}};
+    const size_t dot = key.find('.', begin);
+    parts.push_back(key.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin));
+    if (parts.back().empty()) return invalid_argument("--set " + key + ": empty key component");
     if (dot == std::string::npos) break;
-    end = dot;
+    begin = dot + 1;
   }
+  json patch = value;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) patch = json{{*it, patch}};
   return merge_config(base, patch, "--set " + key);
 }
 

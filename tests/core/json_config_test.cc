@@ -46,6 +46,9 @@ TEST(JsonConfigTest, UnknownKeyInSetIsRejected) {
   EXPECT_FALSE(apply_set(cfg, "train.stepz=3").ok());
   EXPECT_FALSE(apply_set(cfg, "nope=3").ok());
   EXPECT_FALSE(apply_set(cfg, "missing_equals").ok());
+  EXPECT_FALSE(apply_set(cfg, ".train.steps=3").ok());
+  EXPECT_FALSE(apply_set(cfg, "train..steps=3").ok());
+  EXPECT_FALSE(apply_set(cfg, "train.steps.=3").ok());
 }
 
 TEST(JsonConfigTest, WrongTypeIsRejected) {
@@ -65,6 +68,22 @@ TEST(JsonConfigTest, MalformedFileNamesTheFile) {
   auto missing = resolve_config(defaults(), {dir + "/none.json"}, {});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+TEST(JsonConfigTest, InvalidUtf8InSetIsAnErrorNotACrash) {
+  json cfg = defaults();
+  const Status s = apply_set(cfg,
+                             "train.steps=\x8f"
+                             "e19");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("UTF-8"), std::string::npos) << s.message();
+  EXPECT_FALSE(apply_set(cfg, "model.name=\xff").ok());
+}
+
+TEST(JsonConfigTest, OverflowingNumberIsAnErrorNotACrash) {
+  json cfg = defaults();
+  EXPECT_FALSE(apply_set(cfg, "train.lr=1e999").ok());  // taken as a string: wrong type
+  EXPECT_FALSE(parse_json("{\"a\": 1e999}", "x.json").ok());
 }
 
 }  // namespace
