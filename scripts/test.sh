@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command (2): install, build and run every test. Used verbatim by .ci/run.
 #   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity) + ctest,
-#   4. ASan/UBSan build of the torch-free libraries + ctest.
+#   4. ASan/UBSan build of the torch-free libraries + ctest, 5. a short libFuzzer run per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -19,5 +19,8 @@ echo "== build (asan preset: torch-free, ASan + UBSan)"
 bash scripts/build.sh asan
 echo "== tests (asan preset)"
 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j 2
+
+echo "== fuzzing (libFuzzer, clang, ASan+UBSan; ${MORPHEUS_FUZZ_SECONDS:-10} s per target)"
+bash scripts/fuzz.sh "${MORPHEUS_FUZZ_SECONDS:-10}"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"
