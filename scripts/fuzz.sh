@@ -15,7 +15,7 @@ for t in $targets; do
   mkdir -p "$work"
   cp -n tests/fuzz/corpus/"$name"/* "$work"/ 2>/dev/null || true
   echo "== fuzzing $t for ${seconds}s"
-  ./build/fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -print_final_stats=1 \
+  ./build/fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -seed="${MORPHEUS_FUZZ_SEED:-1}" -print_final_stats=1 \
     -artifact_prefix=build/fuzz/artifacts/"$name"- "$work" 2>&1 | grep -E 'stat::number_of_executed_units|Done|ERROR|SUMMARY' || true
   if ls build/fuzz/artifacts/"$name"-* >/dev/null 2>&1; then
     echo "fuzz: $t found a failing input: $(ls build/fuzz/artifacts/"$name"-*)"; exit 1
