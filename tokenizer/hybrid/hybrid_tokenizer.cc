@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "tokenizer/hybrid/hybrid_tokenizer.h"
 
+#include <locale.h>  // newlocale (POSIX 2008)
+#include <wctype.h>  // towlower_l, towupper_l, iswupper_l
+
+#include <clocale>
 #include <cstring>
+#include <cwctype>
 #include <utility>
 
 #include "core/check.h"
@@ -64,24 +69,45 @@ bool is_titlecase(char32_t cp) {
          (cp >= 0x1FA8 && cp <= 0x1FAF) || cp == 0x1FBC || cp == 0x1FCC || cp == 0x1FFC;
 }
 
-// Python str.isupper() on one non-ASCII code point (Unicode Uppercase property), as far as
-// core/unicode's case tables reach, plus Other_Uppercase (Roman numerals, circled and squared
-// Latin capitals).
-bool py_is_upper(char32_t cp) {
-  if ((cp >= 0x2160 && cp <= 0x216F) || (cp >= 0x24B6 && cp <= 0x24CF) ||
-      (cp >= 0x1F130 && cp <= 0x1F149) || (cp >= 0x1F150 && cp <= 0x1F169) ||
-      (cp >= 0x1F170 && cp <= 0x1F189)) {
-    return true;
+// The C library's Unicode case tables (glibc's C.UTF-8 locale, Unicode 14 in glibc 2.36, the
+// version of the Python 3.11 the reference ran on). Checked against Python on U+0021–U+2FFFF:
+// towlower equals str.lower() wherever that maps one code point to one, and
+// iswupper || towlower(c) != c, minus the titlecase letters, equals str.isupper(). Without the
+// locale, core/unicode's smaller tables are used.
+class CLibCase {
+ public:
+  static const CLibCase& get() {
+    static const CLibCase instance;
+    return instance;
   }
-  return !is_titlecase(cp) && unicode::is_upper(cp, /*turkish=*/false);
-}
+  bool is_upper(char32_t cp) const {
+    if (locale_ == static_cast<locale_t>(nullptr)) {
+      return unicode::is_upper(cp, /*turkish=*/false);
+    }
+    const auto wc = static_cast<wint_t>(cp);
+    return iswupper_l(wc, locale_) != 0 || towlower_l(wc, locale_) != wc;
+  }
+  char32_t lower(char32_t cp) const {
+    if (locale_ == static_cast<locale_t>(nullptr)) return unicode::to_lower(cp, false);
+    return static_cast<char32_t>(towlower_l(static_cast<wint_t>(cp), locale_));
+  }
+  char32_t upper(char32_t cp) const {
+    if (locale_ == static_cast<locale_t>(nullptr)) return unicode::to_upper(cp, false);
+    return static_cast<char32_t>(towupper_l(static_cast<wint_t>(cp), locale_));
+  }
 
-// The reference's lower-casing of one code point: İ→i, I→ı, then Python str.lower().
+ private:
+  CLibCase() : locale_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr))) {}
+  locale_t locale_;
+};
+
+// Python str.isupper() on one non-ASCII code point (the Unicode Uppercase property).
+bool py_is_upper(char32_t cp) { return !is_titlecase(cp) && CLibCase::get().is_upper(cp); }
+
+// The reference's lower-casing of one non-ASCII code point: İ→i, then Python str.lower().
 char32_t py_lower(char32_t cp) {
   if (cp == 0x130) return U'i';
-  if (cp >= 0x2160 && cp <= 0x216F) return cp + 16;
-  if (cp >= 0x24B6 && cp <= 0x24CF) return cp + 26;
-  return unicode::to_lower(cp, /*turkish=*/true);
+  return CLibCase::get().lower(cp);
 }
 
 // Lossless mode: an upper-case code point that lower-casing can restore.
@@ -161,7 +187,7 @@ void append_titlecase(char32_t cp, std::string& out) {
     utf8::append(cp, out);
     return;
   }
-  utf8::append(unicode::to_upper(cp, /*turkish=*/false), out);
+  utf8::append(CLibCase::get().upper(cp), out);
 }
 
 // Python str.capitalize(): titlecase of the first code point, lower case of the rest.
@@ -176,7 +202,7 @@ std::string py_capitalize(std::string_view s) {
     } else if (first) {
       append_titlecase(d.code_point, out);
     } else {
-      utf8::append(unicode::to_lower(d.code_point, /*turkish=*/false), out);
+      utf8::append(CLibCase::get().lower(d.code_point), out);
     }
     first = false;
     pos += d.length;
@@ -189,6 +215,12 @@ void append_upper_first(std::string_view piece, std::string& out) {
   const utf8::Decoded d = utf8::decode_one(piece, 0);
   utf8::append(unicode::to_upper(d.code_point, /*turkish=*/true), out);
   out.append(piece.substr(d.length));
+}
+
+// Python str.isalpha() for the code points that occur in the lexicons: core/unicode's letters plus
+// the Latin ligatures ﬀ–ﬆ and the Arabic Supplement letters, which its tables leave out.
+bool is_alpha(char32_t cp) {
+  return unicode::is_letter(cp) || (cp >= 0xFB00 && cp <= 0xFB06) || (cp >= 0x750 && cp <= 0x77F);
 }
 
 size_t utf8_length_at(std::string_view s, size_t pos) {
@@ -211,7 +243,7 @@ PieceInfo piece_info(std::string_view piece) {
   while (pos < piece.size()) {
     const utf8::Decoded d = utf8::decode_one(piece, pos);
     const char32_t cp = d.valid ? d.code_point : utf8::kReplacementChar;
-    if (!d.valid || !unicode::is_letter(cp)) alpha = false;
+    if (!d.valid || !is_alpha(cp)) alpha = false;
     if (pos == 0) first = cp;
     last = cp;
     if (is_vowel(cp)) last_vowel = cp;
