@@ -23,9 +23,9 @@ class DoubleArray {
   static constexpr int32_t root() { return 0; }
   // The state reached from `state` by byte `c`, or -1.
   int32_t step(int32_t state, unsigned char c) const {
-    const int64_t t = static_cast<int64_t>(units_[static_cast<size_t>(state)].base) + c;
-    if (t >= static_cast<int64_t>(units_.size())) return -1;
-    return units_[static_cast<size_t>(t)].check == state ? static_cast<int32_t>(t) : -1;
+    // base + 255 is always inside the array: build() leaves 256 cells of slack after the last.
+    const auto t = static_cast<size_t>(units_[static_cast<size_t>(state)].base) + c;
+    return units_[t].check == state ? static_cast<int32_t>(t) : -1;
   }
   // The value stored at `state` (a key ends there), or kNoValue.
   int32_t value(int32_t state) const { return units_[static_cast<size_t>(state)].value; }

@@ -116,6 +116,40 @@ bool restorable_upper(char32_t cp) {
   return lower != cp && unicode::to_upper(lower, /*turkish=*/true) == cp;
 }
 
+// Case decisions of both modes for U+0000–U+07FF (Latin, Greek, Cyrillic, ...), precomputed so
+// that the encoder's inner loop makes no library calls for Turkish text.
+class CaseCache {
+ public:
+  static constexpr char32_t kSize = 0x800;
+  static const CaseCache& get() {
+    static const CaseCache instance;
+    return instance;
+  }
+  // Whether `cp` starts a segment, and its lower case, in the given mode.
+  bool upper(bool lossless, char32_t cp) const {
+    if (cp < kSize) return upper_[lossless ? 1 : 0][cp];
+    return lossless ? restorable_upper(cp) : py_is_upper(cp);
+  }
+  char32_t lower(bool lossless, char32_t cp) const {
+    if (cp < kSize) return lower_[lossless ? 1 : 0][cp];
+    if (lossless) return restorable_upper(cp) ? unicode::to_lower(cp, /*turkish=*/true) : cp;
+    return py_lower(cp);
+  }
+
+ private:
+  CaseCache() {
+    for (char32_t cp = 0; cp < kSize; ++cp) {
+      upper_[0][cp] = cp >= 0x80 ? py_is_upper(cp) : (cp >= 'A' && cp <= 'Z');
+      lower_[0][cp] = cp == 'I' ? char32_t{0x131} : (cp >= 0x80 ? py_lower(cp) : cp);
+      if (cp >= 'A' && cp <= 'Z' && cp != 'I') lower_[0][cp] = cp + 32;
+      upper_[1][cp] = restorable_upper(cp);
+      lower_[1][cp] = upper_[1][cp] ? unicode::to_lower(cp, /*turkish=*/true) : cp;
+    }
+  }
+  bool upper_[2][kSize];
+  char32_t lower_[2][kSize];
+};
+
 // Python str.title() of the first code point of a piece (full titlecase mapping).
 void append_titlecase(char32_t cp, std::string& out) {
   switch (cp) {
@@ -337,6 +371,7 @@ void HybridTokenizer::encode_part(std::string_view text, size_t begin, size_t en
   sc.low.clear();
   sc.segments.clear();
   if (want_spans) sc.low_orig.clear();
+  const CaseCache& cases = CaseCache::get();
   bool blank = true;
   Scratch::Segment cur;
   size_t i = begin;
@@ -354,22 +389,27 @@ void HybridTokenizer::encode_part(std::string_view text, size_t begin, size_t en
         sc.low.push_back(static_cast<char>(upper ? c + 32 : c));
       }
     } else {
-      const utf8::Decoded d = utf8::decode_one(text, i);
-      len = d.length;
-      if (!d.valid) {
+      char32_t cp = 0;
+      bool valid = true;
+      if (c >= 0xC2 && c <= 0xDF && i + 1 < text.size() &&
+          (static_cast<unsigned char>(text[i + 1]) & 0xC0) == 0x80) {
+        // Two-byte sequence (all of Turkish): decoded inline.
+        cp = static_cast<char32_t>(((c & 0x1Fu) << 6) |
+                                   (static_cast<unsigned char>(text[i + 1]) & 0x3Fu));
+        len = 2;
+      } else {
+        const utf8::Decoded d = utf8::decode_one(text, i);
+        cp = d.code_point;
+        len = d.length;
+        valid = d.valid;
+      }
+      if (!valid) {
         blank = false;
         sc.low.push_back(static_cast<char>(c));
       } else {
-        const char32_t cp = d.code_point;
         if (blank && !py_is_space(cp)) blank = false;
-        char32_t lower = cp;
-        if (lossless) {
-          upper = restorable_upper(cp);
-          if (upper) lower = unicode::to_lower(cp, /*turkish=*/true);
-        } else {
-          upper = py_is_upper(cp);
-          lower = py_lower(cp);
-        }
+        upper = cases.upper(lossless, cp);
+        const char32_t lower = cases.lower(lossless, cp);
         if (lower == cp) {
           sc.low.append(text.data() + i, len);
         } else {
