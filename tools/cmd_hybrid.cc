@@ -29,7 +29,7 @@ struct HybridArgs {
 };
 
 std::string at_line(const LineReader& reader) {
-  return reader.path() + ": line " + std::to_string(reader.line_number()) + ": ";
+  return reader.path() + ": line " + std::to_string(reader.line_number());
 }
 
 // Parses "12 0 345" into ids; errors name the offending token.
@@ -90,7 +90,7 @@ Status run_hybrid(HybridAction action, const HybridArgs& args) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.empty()) continue;
       if (line.find_first_of(" \t") != std::string::npos) {
-        return invalid_argument(at_line(reader) + "a word holds a space or tab",
+        return invalid_argument(at_line(reader) + ": a word holds a space or tab",
                                 "segment reads one word per line (run pretokenize first)");
       }
       text = tokenizer::format_segmentation(line, tok.segment(line));
