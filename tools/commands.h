@@ -12,5 +12,7 @@ namespace morpheus::tools {
 void register_text_commands(CLI::App& app, CommandRegistry& registry);
 // device: which device --device auto resolves to, and the BLAS in use (tools/cmd_runtime.cc).
 void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
+// hybrid encode|decode|segment: the Bayram et al. hybrid tokenizer (tools/cmd_hybrid.cc).
+void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools
