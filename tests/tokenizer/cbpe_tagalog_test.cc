@@ -141,10 +141,13 @@ TEST(TagalogSegmenterTest, GoldBoundaryF1WithItagalogRoots) {
   const double f1_oracle =
       gold_f1(TagalogSegmenter(TagalogAffixes::load(dir).value(), TagalogRoots::from_words(oracle)),
               gold, &n2);
+  size_t n3 = 0;
+  const double f1_none = gold_f1(
+      TagalogSegmenter(TagalogAffixes::load(dir).value(), TagalogRoots::from_words({})), gold, &n3);
   std::printf(
       "[ tagalog  ] surface-spelling gold words: %zu; boundary F1 (per-word mean): "
-      "itagalog roots %.3f, gold-derived roots %.3f\n",
-      n, f1_itagalog, f1_oracle);
+      "itagalog roots %.3f, gold-derived roots %.3f, no roots %.3f\n",
+      n, f1_itagalog, f1_oracle, f1_none);
   EXPECT_EQ(n, 129u);
   EXPECT_GT(f1_itagalog, 0.3);
   EXPECT_GT(f1_oracle, f1_itagalog);
