@@ -4,15 +4,6 @@
 // h-insertion; affix tables from the reference's JSON files, roots from a word list.
 //   "pagkainan" -> morphemes {pag, kain, an}; surface pieces {pag, kain, an}
 //   "kumain"    -> morphemes {um, kain};      surface pieces {k, um, ain}
-// Roots: the reference's dictionary (~30K scraped entries with definitions) is not obtainable.
-// We use Debian's itagalog ispell word list (/usr/share/ispell/tagalog.mwl.gz, 18,202 words,
-// inflected forms included, no definitions) or a reference-schema JSON list when one is given.
-// What that changes: (1) with a plain word list there are no definitions, so redundant() is always
-// false: the frozen-form guard never fires (pangalan = pang + alan is split when alan is listed)
-// and no split is vetoed as redundant; (2) the list holds inflected forms, so is_root() accepts
-// e.g. "kainan" and passes stop at the first listed remainder; (3) roots missing from the list
-// leave words unsplit. Fixes against the reference (§12): surface pieces always spell the word
-// (a §4-3c mismatch such as basain -> basa+hin falls back to the whole word).
 #pragma once
 
 #include <memory>
@@ -54,6 +45,17 @@ struct TagalogAffixes {
   static StatusOr<TagalogAffixes> load(const std::string& dir);
 };
 
+// Roots. The reference's dictionary (~30K scraped entries with definitions) is not obtainable.
+// We use Debian's itagalog ispell word list (/usr/share/ispell/tagalog.mwl.gz, 18,202 words,
+// inflected forms included, no definitions) or a reference-schema JSON list when one is given.
+// What that changes: (1) with a plain word list there are no definitions, so redundant() is always
+// false: the frozen-form guard never fires (pangalan = pang + alan is split when alan is listed)
+// and no split is vetoed as redundant; (2) the list holds inflected forms, so a pass stops at the
+// first listed remainder (kainan -> ka+inan, ipaglaban -> ipag+laban);
+// (3) roots missing from the list leave words unsplit. Boundary F1 on the 129 surface-spelling
+// gold words: 0.838 with itagalog, 0.881 with the gold's own roots, 0.155 with no roots. Fixes
+// against the reference (§12): surface pieces always spell the word (a §4-3c mismatch such as
+// basain -> basa+hin falls back to the whole word).
 class TagalogRoots {
  public:
   // A word list (one word per line, ispell "/flags" stripped; .gz read transparently) or a
