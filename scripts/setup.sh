@@ -12,7 +12,7 @@ PACKAGES=(
   googletest libgtest-dev
   python3 python3-morfessor
   fasttext itagalog
-  clang-format clang libclang-rt-14-dev
+  clang-format clang libclang-rt-14-dev zlib1g-dev
 )
 
 SUDO=""

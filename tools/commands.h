@@ -14,5 +14,7 @@ void register_text_commands(CLI::App& app, CommandRegistry& registry);
 void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
 // hybrid encode|decode|segment: the Bayram et al. hybrid tokenizer (tools/cmd_hybrid.cc).
 void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
+// cbpe train|encode|decode|segment: constrained BPE (tools/cmd_cbpe.cc).
+void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+#include "tokenizer/piece_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/file_util.h"
+#include "core/utf8.h"
+#include "tests/support/test_support.h"
+
+namespace morpheus::tokenizer {
+namespace {
+
+// Splits a folded word into pieces of at most two code points.
+std::vector<std::string> pairs_segmenter(std::string_view word) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < word.size()) {
+    size_t end = pos;
+    for (int k = 0; k < 2 && end < word.size(); ++k) end += utf8::decode_one(word, end).length;
+    out.emplace_back(word.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
+PieceCodec make_codec() {
+  std::vector<std::string> pieces = {"ev", "ler", "de", "i", "ı", "st", "an", "bu", "l", "ka",
+                                     "ra", " ",   ".",  "ş", "ç", "ğ",  "ö",  "ü",  "a", "e"};
+  return PieceCodec::create(pieces,
+                            [](std::string_view w) {
+                              if (w == "evlerde")
+                                return std::vector<std::string>{"ev", "ler", "de"};
+                              return pairs_segmenter(w);
+                            })
+      .value();
+}
+
+std::string round_trip(const PieceCodec& codec, const std::string& text) {
+  StatusOr<std::vector<int32_t>> ids = codec.encode(text);
+  EXPECT_TRUE(ids.ok()) << ids.status().to_string();
+  StatusOr<std::string> back = codec.decode(*ids);
+  EXPECT_TRUE(back.ok()) << back.status().to_string();
+  return *back;
+}
+
+TEST(PieceCodecTest, EncodesPiecesWithCaseTokens) {
+  const PieceCodec codec = make_codec();
+  const std::vector<int32_t> ids = codec.encode("Evlerde EVLERDE").value();
+  std::vector<std::string> shown;
+  for (int32_t id : ids) shown.push_back(codec.id_to_string(id));
+  EXPECT_EQ(shown, (std::vector<std::string>{"<cap>", "ev", "ler", "de", " ", "<upper>", "ev",
+                                             "<upper>", "ler", "<upper>", "de"}));
+}
+
+TEST(PieceCodecTest, TurkishDottedAndDotlessIRoundTrip) {
+  const PieceCodec codec = make_codec();
+  for (const std::string s : {"İSTANBUL", "IĞDIR", "ılık", "Istanbul", "istanbul", "İi Iı"}) {
+    EXPECT_EQ(round_trip(codec, s), s);
+  }
+  // İ folds to the piece "i" with a case token, not to bytes.
+  const std::vector<int32_t> ids = codec.encode("İ").value();
+  EXPECT_EQ(ids, (std::vector<int32_t>{PieceCodec::kCapId, codec.piece_id("i")}));
+}
+
+TEST(PieceCodecTest, MixedCaseFallsBackToOriginalBytes) {
+  const PieceCodec codec = make_codec();
+  const std::string s = "eVlerde";  // piece "eV" is neither lower, title nor upper
+  const std::vector<int32_t> ids = codec.encode(s).value();
+  EXPECT_EQ(ids[0], 'e');
+  EXPECT_EQ(ids[1], 'V');
+  EXPECT_EQ(round_trip(codec, s), s);
+  EXPECT_EQ(round_trip(codec, "\u212Aa"), "\u212Aa");  // Kelvin sign: case does not round-trip
+}
+
+TEST(PieceCodecTest, NonLettersUseVocabularyThenBytes) {
+  const PieceCodec codec = make_codec();
+  const std::vector<int32_t> ids = codec.encode(" 7.").value();
+  EXPECT_EQ(ids, (std::vector<int32_t>{codec.piece_id(" "), '7', codec.piece_id(".")}));
+}
+
+TEST(PieceCodecTest, WordStartFlagsMarkFirstIdOfEverySpan) {
+  const PieceCodec codec = make_codec();
+  std::vector<int32_t> ids;
+  std::vector<uint8_t> starts;
+  ASSERT_TRUE(codec.encode("Evlerde ev", &ids, &starts).ok());
+  ASSERT_EQ(ids.size(), starts.size());
+  EXPECT_EQ(starts, (std::vector<uint8_t>{1, 0, 0, 0, 1, 1}));
+}
+
+TEST(PieceCodecTest, InvalidUtf8IsAnErrorWithOffsetUnlessAllowed) {
+  const PieceCodec codec = make_codec();
+  StatusOr<std::vector<int32_t>> ids = codec.encode("ab\xff");
+  ASSERT_FALSE(ids.ok());
+  EXPECT_NE(ids.status().message().find("2"), std::string::npos);
+  std::vector<int32_t> raw;
+  ASSERT_TRUE(codec.encode("ab\xff", &raw, nullptr, /*allow_invalid=*/true).ok());
+  EXPECT_EQ(codec.decode(raw).value(), "ab\xff");
+}
+
+TEST(PieceCodecTest, DecodeRejectsBadIds) {
+  const PieceCodec codec = make_codec();
+  EXPECT_FALSE(codec.decode({codec.vocab_size()}).ok());
+  EXPECT_FALSE(codec.decode({-1}).ok());
+  EXPECT_FALSE(codec.decode({PieceCodec::kCapId}).ok());
+  EXPECT_FALSE(codec.decode({PieceCodec::kCapId, 'a'}).ok());
+}
+
+TEST(PieceCodecTest, DuplicateOrEmptyPiecesAreRejected) {
+  EXPECT_FALSE(PieceCodec::create({"a", "a"}, nullptr).ok());
+  EXPECT_FALSE(PieceCodec::create({"a", ""}, nullptr).ok());
+}
+
+TEST(PieceCodecTest, SegmentWordKeepsOriginalCase) {
+  const PieceCodec codec = make_codec();
+  EXPECT_EQ(codec.segment_word("Evlerde").value(), (std::vector<std::string>{"Ev", "ler", "de"}));
+}
+
+TEST(PieceCodecTest, SegmenterThatDoesNotSpellTheWordIsIgnored) {
+  const PieceCodec codec = PieceCodec::create({"ab"}, [](std::string_view) {
+                             return std::vector<std::string>{"x"};
+                           }).value();
+  EXPECT_EQ(codec.encode("ab").value(), (std::vector<int32_t>{codec.piece_id("ab")}));
+}
+
+TEST(PieceCodecTest, RandomTextRoundTripsExactly) {
+  const PieceCodec codec = make_codec();
+  std::mt19937_64 rng(20260422);
+  for (int i = 0; i < 10000; ++i) {
+    const std::string s = testing::random_text(rng, 60);
+    ASSERT_EQ(round_trip(codec, s), s) << "case " << i;
+  }
+}
+
+TEST(PieceCodecTest, RandomBytesRoundTripWithAllowInvalid) {
+  const PieceCodec codec = make_codec();
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string s = testing::random_bytes(rng);
+    std::vector<int32_t> ids;
+    ASSERT_TRUE(codec.encode(s, &ids, nullptr, true).ok());
+    ASSERT_EQ(codec.decode(ids).value(), s);
+  }
+}
+
+TEST(PieceCodecTest, DevSentencesRoundTrip) {
+  const std::string path = testing::shared_data_file("corpus/dev_ud_sentences.txt");
+  MORPHEUS_REQUIRE_DATA(path, "corpus/dev_ud_sentences.txt");
+  const PieceCodec codec = make_codec();
+  LineReader reader;
+  ASSERT_TRUE(reader.open(path).ok());
+  std::string line;
+  size_t n = 0;
+  while (reader.next(&line)) {
+    ASSERT_EQ(round_trip(codec, line), line);
+    ++n;
+  }
+  EXPECT_GT(n, 7000u);
+}
+
+}  // namespace
+}  // namespace morpheus::tokenizer

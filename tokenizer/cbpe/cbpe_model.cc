@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+// CbpeModel: training from a corpus or pre-tokens, the model directory, the encoder wiring.
+#include "tokenizer/cbpe/cbpe_model.h"
+
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "tokenizer/cbpe/tagalog_segmenter.h"
+#include "tokenizer/pretokenizer.h"
+
+namespace morpheus::tokenizer::cbpe {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+std::string fold_word(std::string_view word, bool turkish) {
+  std::string out;
+  out.reserve(word.size());
+  size_t pos = 0;
+  while (pos < word.size()) {
+    const utf8::Decoded d = utf8::decode_one(word, pos);
+    if (d.valid) {
+      utf8::append(unicode::to_lower(d.code_point, turkish), out);
+    } else {
+      out.push_back(word[pos]);
+    }
+    pos += d.length;
+  }
+  return out;
+}
+
+bool spells(const std::vector<std::string>& pieces, std::string_view word) {
+  size_t pos = 0;
+  for (const std::string& p : pieces) {
+    if (word.compare(pos, p.size(), p) != 0) return false;
+    pos += p.size();
+  }
+  return pos == word.size();
+}
+
+}  // namespace
+
+// ---- SegmentationTable ---------------------------------------------------------------------
+
+SegmentationTable::SegmentationTable(const std::vector<SegmentedWord>& words, bool turkish_case) {
+  words_.reserve(words.size());
+  for (const SegmentedWord& w : words) {
+    SegmentedWord folded{fold_word(w.word, turkish_case), {}};
+    for (const std::string& p : w.pieces) folded.pieces.push_back(fold_word(p, turkish_case));
+    if (!spells(folded.pieces, folded.word)) continue;  // folding changed a length: skip
+    if (index_.emplace(folded.word, words_.size()).second) words_.push_back(std::move(folded));
+  }
+}
+
+StatusOr<std::unique_ptr<SegmentationTable>> SegmentationTable::load(const std::string& path,
+                                                                     bool turkish_case) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<SegmentedWord> words, read_segmentation_file(path));
+  return std::make_unique<SegmentationTable>(words, turkish_case);
+}
+
+std::vector<std::string> SegmentationTable::segment(std::string_view word) const {
+  const auto it = index_.find(std::string(word));
+  if (it == index_.end()) return {std::string(word)};
+  return words_[it->second].pieces;
+}
+
+// ---- CbpeModel -----------------------------------------------------------------------------
+
+std::vector<std::string> CbpeModel::word_pieces(std::string_view folded_word) const {
+  std::vector<std::string> segments;
+  if (boundaries_) segments = boundaries_->segment(folded_word);
+  if (segments.empty() || !spells(segments, folded_word)) {
+    segments.assign(1, std::string(folded_word));
+  }
+  std::vector<std::string> pieces;
+  for (const std::string& s : segments) {
+    if (s.empty()) continue;
+    bpe_->encode_pieces(utf8::decode(s).value(), &pieces);
+  }
+  return pieces;
+}
+
+StatusOr<CbpeModel> CbpeModel::assemble(BpeModel bpe, std::shared_ptr<const Segmenter> boundaries,
+                                        CbpeConfig config) {
+  CbpeModel model;
+  model.config_ = std::move(config);
+  model.bpe_ = std::make_shared<const BpeModel>(std::move(bpe));
+  model.boundaries_ = std::move(boundaries);
+  std::vector<std::string> pieces(model.bpe_->tokens().begin() + kNumSpecials,
+                                  model.bpe_->tokens().end());
+  std::shared_ptr<const BpeModel> bpe_ref = model.bpe_;
+  std::shared_ptr<const Segmenter> bounds_ref = model.boundaries_;
+  WordSegmentFn fn = [bpe_ref, bounds_ref](std::string_view folded) {
+    std::vector<std::string> segments;
+    if (bounds_ref) segments = bounds_ref->segment(folded);
+    if (segments.empty() || !spells(segments, folded)) segments.assign(1, std::string(folded));
+    std::vector<std::string> out;
+    for (const std::string& s : segments) {
+      if (!s.empty()) bpe_ref->encode_pieces(utf8::decode(s).value(), &out);
+    }
+    return out;
+  };
+  PieceCodecOptions options;
+  options.turkish_case = model.config_.turkish_case;
+  StatusOr<PieceCodec> codec = PieceCodec::create(std::move(pieces), std::move(fn), options);
+  if (!codec.ok()) {
+    return data_loss("vocabulary: " + codec.status().message(), codec.status().hint());
+  }
+  model.codec_ = std::make_shared<const PieceCodec>(std::move(codec).value());
+  return model;
+}
+
+StatusOr<std::shared_ptr<const Segmenter>> CbpeModel::tagalog_boundaries(const CbpeConfig& config) {
+  MORPHEUS_ASSIGN_OR_RETURN(TagalogAffixes affixes, TagalogAffixes::load(config.tagalog_tables));
+  MORPHEUS_ASSIGN_OR_RETURN(TagalogRoots roots, TagalogRoots::load(config.tagalog_roots));
+  return std::shared_ptr<const Segmenter>(
+      std::make_shared<TagalogSegmenter>(std::move(affixes), std::move(roots)));
+}
+
+StatusOr<CbpeModel> CbpeModel::train_corpus(const std::string& corpus_path,
+                                            std::shared_ptr<const Segmenter> boundaries,
+                                            const CbpeConfig& config, size_t vocab_size) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(corpus_path));
+  std::unordered_map<std::string, size_t> index;
+  std::vector<std::pair<std::string, uint64_t>> types;
+  std::string line;
+  std::vector<Span> spans;
+  size_t tokens = 0;
+  while (reader.next(&line)) {
+    spans.clear();
+    pretokenize_into(line, spans);
+    for (const Span& s : spans) {
+      if (s.kind != SpanKind::kLetter) continue;
+      std::string w = fold_word(s.text(line), config.turkish_case);
+      const auto [it, inserted] = index.emplace(w, types.size());
+      if (inserted) types.emplace_back(std::move(w), 0);
+      ++types[it->second].second;
+      ++tokens;
+    }
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  if (types.empty()) {
+    return invalid_argument(corpus_path + ": no words to train on", "pass a non-empty corpus");
+  }
+  MORPHEUS_LOG(kInfo, "cbpe: ", tokens, " words, ", types.size(), " types from ", corpus_path);
+  std::vector<TrainingWord> words;
+  words.reserve(types.size());
+  size_t cut_words = 0;
+  for (const auto& [w, count] : types) {
+    TrainingWord tw;
+    tw.text = utf8::decode(w).value();
+    tw.count = count;
+    if (boundaries) {
+      const std::vector<std::string> pieces = boundaries->segment(w);
+      if (pieces.size() > 1 && spells(pieces, w)) {
+        uint32_t offset = 0;
+        for (size_t k = 0; k + 1 < pieces.size(); ++k) {
+          offset += static_cast<uint32_t>(utf8::length(pieces[k]));
+          if (offset > 0 && offset < tw.text.size() &&
+              (tw.cuts.empty() || tw.cuts.back() < offset)) {
+            tw.cuts.push_back(offset);
+          }
+        }
+        if (!tw.cuts.empty()) ++cut_words;
+      }
+    }
+    words.push_back(std::move(tw));
+  }
+  if (boundaries) MORPHEUS_LOG(kInfo, "cbpe: ", cut_words, " types have morpheme boundaries");
+  TrainerOptions options;
+  options.vocab_size = vocab_size;
+  TrainerStats stats;
+  MORPHEUS_ASSIGN_OR_RETURN(BpeModel bpe, train_bpe(words, options, &stats));
+  MORPHEUS_LOG(kInfo, "cbpe: ", stats.merges, " merges", stats.exhausted ? " (no pairs left)" : "");
+  MORPHEUS_ASSIGN_OR_RETURN(CbpeModel model,
+                            assemble(std::move(bpe), std::move(boundaries), config));
+  model.stats_ = stats;
+  return model;
+}
+
+StatusOr<CbpeModel> CbpeModel::train_pretokens(const std::string& json_path, size_t vocab_size) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::string text, read_file(json_path));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) {
+    return invalid_argument(json_path + ": not a JSON array of pre-token strings",
+                            "pass the reference's annotated_entries.json");
+  }
+  std::vector<std::string> pretokens;
+  pretokens.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string() || !utf8::is_valid(j[i].get_ref<const std::string&>())) {
+      return invalid_argument(json_path + ": entry " + std::to_string(i) +
+                              " is not a UTF-8 string");
+    }
+    pretokens.push_back(j[i].get<std::string>());
+  }
+  TrainerOptions options;
+  options.vocab_size = vocab_size;
+  options.marker_symbol = true;
+  TrainerStats stats;
+  MORPHEUS_ASSIGN_OR_RETURN(BpeModel bpe, train_bpe(count_pretokens(pretokens), options, &stats));
+  CbpeConfig config;
+  config.boundaries = "pretokens";
+  config.turkish_case = false;
+  MORPHEUS_ASSIGN_OR_RETURN(CbpeModel model, assemble(std::move(bpe), nullptr, config));
+  model.stats_ = stats;
+  return model;
+}
+
+Status CbpeModel::save(const std::string& dir) const {
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(dir));
+  nlohmann::json meta = {
+      {"format_version", kFormatVersion},       {"boundaries", config_.boundaries},
+      {"turkish_case", config_.turkish_case},   {"tagalog_tables", config_.tagalog_tables},
+      {"tagalog_roots", config_.tagalog_roots}, {"merges", bpe_->merges().size()},
+      {"vocab_size", bpe_->tokens().size()},    {"codec_vocab_size", codec_->vocab_size()}};
+  MORPHEUS_RETURN_IF_ERROR(bpe_->save(path_join(dir, "vocab.json"), path_join(dir, "merges.txt")));
+  if (config_.boundaries == "file") {
+    const auto* table = dynamic_cast<const SegmentationTable*>(boundaries_.get());
+    MORPHEUS_CHECK(table != nullptr, "file boundaries without a SegmentationTable");
+    MORPHEUS_RETURN_IF_ERROR(
+        write_segmentation_file(path_join(dir, "segmentation.tsv"), table->words()));
+  }
+  // cbpe.json last: a directory without it is not a model.
+  return write_file_atomic(path_join(dir, "cbpe.json"), meta.dump(2) + "\n");
+}
+
+StatusOr<CbpeModel> CbpeModel::load(const std::string& dir) {
+  const std::string meta_path = path_join(dir, "cbpe.json");
+  if (!file_exists(meta_path)) {
+    return not_found(dir + " is not a CBPE model directory (no cbpe.json)",
+                     "train one with: morpheus cbpe train ... --out " + dir);
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(std::string text, read_file(meta_path));
+  nlohmann::json meta = nlohmann::json::parse(text, nullptr, false);
+  if (meta.is_discarded() || !meta.is_object()) {
+    return data_loss(meta_path + ": not a JSON object", "the model directory is corrupt");
+  }
+  if (meta.value("format_version", 0) != kFormatVersion) {
+    return data_loss(meta_path + ": format_version " +
+                         meta.value("format_version", nlohmann::json()).dump() + ", expected " +
+                         std::to_string(kFormatVersion),
+                     "retrain the model with this version of morpheus");
+  }
+  CbpeConfig config;
+  try {
+    config.boundaries = meta.at("boundaries").get<std::string>();
+    config.turkish_case = meta.at("turkish_case").get<bool>();
+    config.tagalog_tables = meta.value("tagalog_tables", "");
+    config.tagalog_roots = meta.value("tagalog_roots", "");
+  } catch (const nlohmann::json::exception& e) {
+    return data_loss(meta_path + ": " + e.what(), "the model directory is corrupt");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(
+      BpeModel bpe, BpeModel::load(path_join(dir, "vocab.json"), path_join(dir, "merges.txt")));
+  std::shared_ptr<const Segmenter> boundaries;
+  if (config.boundaries == "file") {
+    MORPHEUS_ASSIGN_OR_RETURN(
+        std::unique_ptr<SegmentationTable> table,
+        SegmentationTable::load(path_join(dir, "segmentation.tsv"), config.turkish_case));
+    boundaries = std::move(table);
+  } else if (config.boundaries == "tagalog") {
+    MORPHEUS_ASSIGN_OR_RETURN(boundaries, tagalog_boundaries(config));
+  } else if (config.boundaries != "none" && config.boundaries != "pretokens") {
+    return data_loss(meta_path + ": unknown boundaries \"" + config.boundaries + "\"",
+                     "expected none, file, tagalog or pretokens");
+  }
+  return assemble(std::move(bpe), std::move(boundaries), std::move(config));
+}
+
+}  // namespace morpheus::tokenizer::cbpe

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+// PieceCodec: pretokenize, fold case, segment, map pieces to ids; the reverse for decoding.
+#include "tokenizer/piece_codec.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+#include "core/check.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "tokenizer/pretokenizer.h"
+
+namespace morpheus::tokenizer {
+
+struct PieceCodec::Cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::vector<Unit>> units;
+};
+
+namespace {
+
+enum class PieceCase : uint8_t { kLower, kCap, kUpper, kMixed };
+
+// Decodes valid UTF-8 into code points (caller guarantees validity).
+void decode_valid(std::string_view s, std::u32string* out) {
+  out->clear();
+  size_t pos = 0;
+  while (pos < s.size()) {
+    const utf8::Decoded d = utf8::decode_one(s, pos);
+    out->push_back(d.code_point);
+    pos += d.length;
+  }
+}
+
+size_t encoded_length(char32_t cp) {
+  if (cp < 0x80) return 1;
+  if (cp < 0x800) return 2;
+  if (cp < 0x10000) return 3;
+  return 4;
+}
+
+}  // namespace
+
+WordSegmentFn segment_fn(const Segmenter& segmenter) {
+  return [&segmenter](std::string_view word) { return segmenter.segment(word); };
+}
+
+PieceCodec::PieceCodec(std::vector<std::string> pieces, WordSegmentFn segment,
+                       PieceCodecOptions options)
+    : pieces_(std::move(pieces)),
+      segment_(std::move(segment)),
+      options_(options),
+      cache_(std::make_unique<Cache>()) {}
+
+PieceCodec::PieceCodec(PieceCodec&&) noexcept = default;
+PieceCodec& PieceCodec::operator=(PieceCodec&&) noexcept = default;
+PieceCodec::~PieceCodec() = default;
+
+StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces, WordSegmentFn segment,
+                                        PieceCodecOptions options) {
+  PieceCodec codec(std::move(pieces), std::move(segment), options);
+  codec.piece_ids_.reserve(codec.pieces_.size() * 2);
+  for (size_t i = 0; i < codec.pieces_.size(); ++i) {
+    const std::string& p = codec.pieces_[i];
+    if (p.empty()) {
+      return invalid_argument("piece " + std::to_string(i) + " is empty",
+                              "every vocabulary piece needs at least one character");
+    }
+    if (!utf8::is_valid(p)) {
+      return invalid_argument("piece " + std::to_string(i) + " is not valid UTF-8");
+    }
+    const auto [it, inserted] =
+        codec.piece_ids_.emplace(p, kFirstPieceId + static_cast<int32_t>(i));
+    if (!inserted) {
+      return invalid_argument("piece " + std::to_string(i) + " \"" + p + "\" duplicates piece " +
+                              std::to_string(it->second - kFirstPieceId));
+    }
+  }
+  return codec;
+}
+
+int32_t PieceCodec::piece_id(std::string_view piece) const {
+  const auto it = piece_ids_.find(std::string(piece));
+  return it == piece_ids_.end() ? -1 : it->second;
+}
+
+std::string PieceCodec::id_to_string(int32_t id) const {
+  MORPHEUS_CHECK(id >= 0 && id < vocab_size(), "id out of range: ", id);
+  if (id < kNumBytes) {
+    static const char* kHex = "0123456789ABCDEF";
+    std::string s = "<0x";
+    s += kHex[(id >> 4) & 15];
+    s += kHex[id & 15];
+    s += '>';
+    return s;
+  }
+  if (id == kCapId) return "<cap>";
+  if (id == kUpperId) return "<upper>";
+  return pieces_[static_cast<size_t>(id - kFirstPieceId)];
+}
+
+// Units of a folded letter run: segmenter pieces when they concatenate to the run; each piece is
+// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes).
+void PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
+                            std::vector<Unit>* units) const {
+  units->clear();
+  std::vector<std::string> parts;
+  if (segment_) parts = segment_(folded);
+  size_t total = 0;
+  for (const std::string& p : parts) total += p.size();
+  bool ok = total == folded.size();
+  if (ok) {
+    size_t pos = 0;
+    for (const std::string& p : parts) {
+      if (folded.compare(pos, p.size(), p) != 0) {
+        ok = false;
+        break;
+      }
+      pos += p.size();
+    }
+  }
+  if (!ok) parts.assign(1, folded);
+  size_t cp_index = 0;
+  std::string one;
+  for (const std::string& p : parts) {
+    if (p.empty()) continue;
+    const size_t n = utf8::length(p);
+    const auto it = piece_ids_.find(p);
+    if (it != piece_ids_.end()) {
+      units->push_back({it->second, static_cast<uint32_t>(n)});
+    } else {
+      for (size_t k = 0; k < n; ++k) {
+        one.clear();
+        utf8::append(folded_cps[cp_index + k], one);
+        const auto jt = piece_ids_.find(one);
+        units->push_back({jt == piece_ids_.end() ? -1 : jt->second, 1});
+      }
+    }
+    cp_index += n;
+  }
+}
+
+void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>* ids) const {
+  thread_local std::u32string orig_cps;
+  thread_local std::u32string folded_cps;
+  thread_local std::string folded;
+  thread_local std::vector<Unit> local_units;
+  decode_valid(original, &orig_cps);
+  folded_cps.resize(orig_cps.size());
+  folded.clear();
+  for (size_t i = 0; i < orig_cps.size(); ++i) {
+    folded_cps[i] = unicode::to_lower(orig_cps[i], options_.turkish_case);
+    utf8::append(folded_cps[i], folded);
+  }
+  const std::vector<Unit>* units = nullptr;
+  thread_local std::vector<Unit> cached_copy;
+  if (options_.cache_capacity > 0) {
+    bool found = false;
+    {
+      std::lock_guard<std::mutex> lock(cache_->mutex);
+      const auto it = cache_->units.find(folded);
+      if (it != cache_->units.end()) {
+        cached_copy.assign(it->second.begin(), it->second.end());
+        found = true;
+      }
+    }
+    if (!found) {
+      fold_units(folded, folded_cps, &cached_copy);
+      std::lock_guard<std::mutex> lock(cache_->mutex);
+      if (cache_->units.size() >= options_.cache_capacity) cache_->units.clear();
+      cache_->units.emplace(folded, cached_copy);
+    }
+    units = &cached_copy;
+  } else {
+    fold_units(folded, folded_cps, &local_units);
+    units = &local_units;
+  }
+
+  const bool all_lower = folded.size() == original.size() &&
+                         std::equal(folded.begin(), folded.end(), original.begin());
+  size_t cp = 0;    // code point index of the unit
+  size_t byte = 0;  // byte offset of the unit in `original`
+  for (const Unit& u : *units) {
+    size_t unit_bytes = 0;
+    for (size_t k = 0; k < u.length; ++k) {
+      unit_bytes += encoded_length(orig_cps[cp + k]);
+    }
+    PieceCase piece_case = PieceCase::kLower;
+    if (!all_lower) {
+      bool lower = true;
+      bool cap = true;
+      bool upper = true;
+      for (size_t k = 0; k < u.length; ++k) {
+        const char32_t o = orig_cps[cp + k];
+        const char32_t f = folded_cps[cp + k];
+        const char32_t up = unicode::to_upper(f, options_.turkish_case);
+        if (o != f) lower = false;
+        if (o != up) upper = false;
+        if (k == 0 ? o != up : o != f) cap = false;
+      }
+      if (lower) {
+        piece_case = PieceCase::kLower;
+      } else if (cap) {
+        piece_case = PieceCase::kCap;
+      } else if (upper) {
+        piece_case = PieceCase::kUpper;
+      } else {
+        piece_case = PieceCase::kMixed;
+      }
+    }
+    if (u.id < 0 || piece_case == PieceCase::kMixed) {
+      for (size_t b = 0; b < unit_bytes; ++b) {
+        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(original[byte + b])));
+      }
+    } else {
+      if (piece_case == PieceCase::kCap) ids->push_back(kCapId);
+      if (piece_case == PieceCase::kUpper) ids->push_back(kUpperId);
+      ids->push_back(u.id);
+    }
+    cp += u.length;
+    byte += unit_bytes;
+  }
+}
+
+void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) const {
+  thread_local std::string key;
+  key.assign(text.data(), text.size());
+  const auto it = piece_ids_.find(key);
+  if (it != piece_ids_.end()) {
+    ids->push_back(it->second);
+    return;
+  }
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const utf8::Decoded d = utf8::decode_one(text, pos);
+    key.assign(text.data() + pos, d.length);
+    const auto jt = piece_ids_.find(key);
+    if (jt != piece_ids_.end()) {
+      ids->push_back(jt->second);
+    } else {
+      for (size_t b = 0; b < d.length; ++b) {
+        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(text[pos + b])));
+      }
+    }
+    pos += d.length;
+  }
+}
+
+Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
+                          std::vector<uint8_t>* word_starts, bool allow_invalid) const {
+  if (!allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
+  thread_local std::vector<Span> spans;
+  spans.clear();
+  pretokenize_into(text, spans);
+  for (const Span& span : spans) {
+    const size_t before = ids->size();
+    const std::string_view piece = span.text(text);
+    switch (span.kind) {
+      case SpanKind::kLetter:
+        encode_letters(piece, ids);
+        break;
+      case SpanKind::kInvalid:
+        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(piece[0])));
+        break;
+      default:
+        encode_other(piece, ids);
+        break;
+    }
+    if (word_starts != nullptr) {
+      word_starts->resize(ids->size(), 0);
+      if (ids->size() > before) (*word_starts)[before] = 1;
+    }
+  }
+  return ok_status();
+}
+
+StatusOr<std::vector<int32_t>> PieceCodec::encode(std::string_view text) const {
+  std::vector<int32_t> ids;
+  MORPHEUS_RETURN_IF_ERROR(encode(text, &ids));
+  return ids;
+}
+
+Status PieceCodec::decode(const std::vector<int32_t>& ids, std::string* text) const {
+  const int32_t size = vocab_size();
+  int32_t pending = -1;
+  std::u32string cps;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int32_t id = ids[i];
+    if (id < 0 || id >= size) {
+      return invalid_argument("id " + std::to_string(id) + " at position " + std::to_string(i) +
+                                  " is outside [0, " + std::to_string(size) + ")",
+                              "decode ids produced by the same model");
+    }
+    if (pending >= 0 && (id < kFirstPieceId)) {
+      return invalid_argument("case token at position " + std::to_string(i - 1) +
+                              " is not followed by a piece");
+    }
+    if (id < kNumBytes) {
+      text->push_back(static_cast<char>(static_cast<unsigned char>(id)));
+    } else if (id == kCapId || id == kUpperId) {
+      pending = id;
+    } else {
+      const std::string& piece = pieces_[static_cast<size_t>(id - kFirstPieceId)];
+      if (pending < 0) {
+        text->append(piece);
+      } else {
+        decode_valid(piece, &cps);
+        for (size_t k = 0; k < cps.size(); ++k) {
+          if (k == 0 || pending == kUpperId) {
+            cps[k] = unicode::to_upper(cps[k], options_.turkish_case);
+          }
+          utf8::append(cps[k], *text);
+        }
+        pending = -1;
+      }
+    }
+  }
+  if (pending >= 0) {
+    return invalid_argument("case token at the end of the ids is not followed by a piece");
+  }
+  return ok_status();
+}
+
+StatusOr<std::string> PieceCodec::decode(const std::vector<int32_t>& ids) const {
+  std::string text;
+  MORPHEUS_RETURN_IF_ERROR(decode(ids, &text));
+  return text;
+}
+
+StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view word) const {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<Span> spans, pretokenize(word));
+  std::vector<std::string> out;
+  std::u32string orig_cps;
+  std::u32string folded_cps;
+  std::string folded;
+  std::vector<Unit> units;
+  for (const Span& span : spans) {
+    const std::string_view piece = span.text(word);
+    if (span.kind != SpanKind::kLetter) {
+      out.emplace_back(piece);
+      continue;
+    }
+    decode_valid(piece, &orig_cps);
+    folded_cps.resize(orig_cps.size());
+    folded.clear();
+    for (size_t i = 0; i < orig_cps.size(); ++i) {
+      folded_cps[i] = unicode::to_lower(orig_cps[i], options_.turkish_case);
+      utf8::append(folded_cps[i], folded);
+    }
+    fold_units(folded, folded_cps, &units);
+    size_t cp = 0;
+    for (const Unit& u : units) {
+      out.push_back(utf8::encode(orig_cps.substr(cp, u.length)));
+      cp += u.length;
+    }
+  }
+  return out;
+}
+
+}  // namespace morpheus::tokenizer

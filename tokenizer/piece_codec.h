@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// PieceCodec: a generic lossless text <-> id codec over a piece vocabulary and a pluggable word
+// segmenter (CBPE plugs its BPE-on-morphs segmenter in; the neural tokenizer plugs in its own).
+//   "Evlerde 3 kedi" -> <cap> ev ler de <0x20> <0x33> <0x20> kedi     (pieces "ev","ler","de")
+// decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/status.h"
+#include "tokenizer/segmentation_file.h"
+
+namespace morpheus::tokenizer {
+
+// Splits one lower-cased (Turkish case-folded) letter run into pieces whose concatenation is the
+// run. Pieces that do not concatenate back are ignored: the codec then uses the whole run.
+using WordSegmentFn = std::function<std::vector<std::string>(std::string_view folded_word)>;
+
+// Adapts a Segmenter (tokenizer/segmentation_file.h) to a WordSegmentFn. `segmenter` must outlive
+// the returned function.
+WordSegmentFn segment_fn(const Segmenter& segmenter);
+
+struct PieceCodecOptions {
+  bool turkish_case = true;         // I<->ı, İ<->i when folding and restoring case
+  size_t cache_capacity = 1 << 20;  // cached distinct letter runs; 0 disables the cache
+};
+
+// Id layout (documented contract; ids are stable for a given piece list):
+//   [0, 256)          byte tokens <0x00>..<0xFF>: raw bytes of the ORIGINAL text
+//   256  <cap>        the next piece is written with its first code point upper-cased
+//   257  <upper>      the next piece is written with all its code points upper-cased
+//   [258, 258 + P)    piece i of the vocabulary (kFirstPieceId + i), written as stored
+//
+// Encoding scheme: the text is cut by pretokenize() (tokenizer/pretokenizer.h).
+//   * Letter runs are case-folded code point by code point (core/unicode.h, one to one), the
+//     folded run is split by the segmenter, and each piece becomes its piece id. A piece that is
+//     not in the vocabulary is split into code points, each its piece id or its bytes.
+//     Case comes back per piece: nothing (all lower), <cap> (first upper, rest lower), <upper>
+//     (all upper), or, for any other pattern or a character whose case does not round-trip
+//     (e.g. Kelvin sign K), the ORIGINAL bytes of that piece as byte tokens (lossless fallback).
+//   * Every other span (digits, whitespace, apostrophes, punctuation, emoji, other marks) is one
+//     piece id when the whole span is in the vocabulary, else per code point its piece id or its
+//     UTF-8 bytes. Invalid bytes (allow_invalid) are byte tokens.
+// There are no word-start marker tokens: encode() can return a word-start flag per id instead
+// (1 on the first id of every pretokenizer span, 0 elsewhere).
+// Decoding concatenates piece strings (case-adjusted after <cap>/<upper>) and raw bytes.
+class PieceCodec {
+ public:
+  static constexpr int32_t kNumBytes = 256;
+  static constexpr int32_t kCapId = 256;
+  static constexpr int32_t kUpperId = 257;
+  static constexpr int32_t kFirstPieceId = 258;
+
+  // `pieces`: distinct non-empty strings of valid UTF-8; duplicates or empty pieces are
+  // INVALID_ARGUMENT naming the index. `segment` may be empty (whole letter runs are looked up).
+  static StatusOr<PieceCodec> create(std::vector<std::string> pieces, WordSegmentFn segment,
+                                     PieceCodecOptions options = {});
+
+  PieceCodec(PieceCodec&&) noexcept;
+  PieceCodec& operator=(PieceCodec&&) noexcept;
+  ~PieceCodec();
+
+  // Appends the ids of `text` to *ids (and, when word_starts is given, one flag per id).
+  // Invalid UTF-8 is INVALID_ARGUMENT naming the byte offset, unless allow_invalid (then each bad
+  // byte is a byte token). Thread-safe.
+  Status encode(std::string_view text, std::vector<int32_t>* ids,
+                std::vector<uint8_t>* word_starts = nullptr, bool allow_invalid = false) const;
+  StatusOr<std::vector<int32_t>> encode(std::string_view text) const;
+
+  // The text of `ids`. An id outside [0, vocab_size()) or a case token not followed by a piece
+  // is INVALID_ARGUMENT naming its position.
+  Status decode(const std::vector<int32_t>& ids, std::string* text) const;
+  StatusOr<std::string> decode(const std::vector<int32_t>& ids) const;
+
+  // Pieces of one word in its original case, e.g. "Evlerde" -> {"Ev", "ler", "de"}: the
+  // segmentation the codec applies (pieces concatenate to `word`). Non-letter spans inside
+  // `word` are single pieces. Invalid UTF-8 is INVALID_ARGUMENT.
+  StatusOr<std::vector<std::string>> segment_word(std::string_view word) const;
+
+  int32_t vocab_size() const { return kFirstPieceId + static_cast<int32_t>(pieces_.size()); }
+  const std::vector<std::string>& pieces() const { return pieces_; }
+  // "<0x41>", "<cap>", "<upper>" or the piece string. `id` must be in range.
+  std::string id_to_string(int32_t id) const;
+  // Id of a piece string, or -1.
+  int32_t piece_id(std::string_view piece) const;
+
+ private:
+  // One unit of a folded letter run: a piece id (or -1 = emit the original bytes) and its length
+  // in code points.
+  struct Unit {
+    int32_t id;
+    uint32_t length;
+  };
+  struct Cache;
+
+  PieceCodec(std::vector<std::string> pieces, WordSegmentFn segment, PieceCodecOptions options);
+  void fold_units(const std::string& folded, const std::u32string& folded_cps,
+                  std::vector<Unit>* units) const;
+  void encode_letters(std::string_view original, std::vector<int32_t>* ids) const;
+  void encode_other(std::string_view text, std::vector<int32_t>* ids) const;
+
+  std::vector<std::string> pieces_;
+  std::unordered_map<std::string, int32_t> piece_ids_;
+  WordSegmentFn segment_;
+  PieceCodecOptions options_;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace morpheus::tokenizer
