@@ -69,8 +69,7 @@ std::string render_markdown(const Report& report) {
     }
     md += "\n" + rule + "\n";
     for (const ReportRow& r : t.rows) {
-      md += "| " + escape_cell(r.system) +
-            (r.note.empty() ? "" : " (" + escape_cell(r.note) + ")") + " |";
+      md += "| " + escape_cell(r.system) + (r.note.empty() ? "" : " *") + " |";
       for (size_t i = 0; i < t.columns.size(); ++i) {
         md +=
             " " + format_value(i < r.values.size() ? r.values[i] : std::nullopt, t.decimals) + " |";
@@ -80,6 +79,11 @@ std::string render_markdown(const Report& report) {
         md += " " + (r.published ? format_value(r.published, t.decimals) : "–") + " |";
       md += "\n";
     }
+    std::string notes;
+    for (const ReportRow& r : t.rows) {
+      if (!r.note.empty()) notes += "* " + r.system + ": " + r.note + "\n";
+    }
+    if (!notes.empty()) md += "\n" + notes;
     md += "\n![" + t.title + "](figures/" + t.id + ".png)\n\n";
   }
   for (const ReportFigure& f : report.figures) {
