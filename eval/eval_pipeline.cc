@@ -510,6 +510,11 @@ SystemResult run_system(const EvalConfig& c, const SystemSpec& spec, const std::
   } else if (r.emb_note.empty()) {
     r.emb_note = "no embeddings";
   }
+  for (const std::string* note : {&r.seg_note, &r.codec_note, &r.emb_note}) {
+    if (note->find("failed") != std::string::npos || note->find(": line ") != std::string::npos) {
+      MORPHEUS_LOG(kWarning, "eval: ", spec.name, ": ", *note);
+    }
+  }
   return r;
 }
 
@@ -583,9 +588,12 @@ ReportRow na_row(const SystemResult& r, size_t columns, const std::string& note)
   return row;
 }
 
+// Exact word first, then its Turkish lower-case form (for systems that write lower-cased words,
+// like the Morfessor teacher's teacher.tsv).
 SegmentationLookup lookup_of(const SystemResult& r) {
   return [&r](const std::string& w) -> const Pieces* {
     auto it = r.seg.find(w);
+    if (it == r.seg.end()) it = r.seg.find(unicode::to_lower(w));
     return it == r.seg.end() ? nullptr : &it->second;
   };
 }
@@ -835,7 +843,8 @@ Status run_eval(const json& config, const std::string& out_dir) {
         continue;
       }
       size_t covered = 0;
-      for (const std::string& w : words) covered += r.seg.count(w);
+      const SegmentationLookup lookup = lookup_of(r);
+      for (const std::string& w : words) covered += lookup(w) != nullptr;
       t.rows.push_back(
           {r.spec.name,
            {words.empty() ? 0.0 : static_cast<double>(covered) / static_cast<double>(words.size()),

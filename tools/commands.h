@@ -12,5 +12,7 @@ namespace morpheus::tools {
 void register_text_commands(CLI::App& app, CommandRegistry& registry);
 // device: which device --device auto resolves to, and the BLAS in use (tools/cmd_runtime.cc).
 void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
+// eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
+void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools
