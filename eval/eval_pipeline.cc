@@ -43,6 +43,7 @@ struct GoldPaths {
 struct EmbeddingOptions {
   size_t min_family_forms = 3, max_words = 6000, max_pairs = 20000, probe_folds = 5;
   size_t probe_max_items = 3000, probe_min_class = 20, probe_iterations = 200, pca_families = 10;
+  size_t pca_max_forms = 30;
   uint64_t seed = 42;
 };
 
@@ -72,6 +73,7 @@ StatusOr<EvalConfig> parse_config(const json& j) {
     c.emb.probe_min_class = e.at("probe_min_class").get<size_t>();
     c.emb.probe_iterations = e.at("probe_iterations").get<size_t>();
     c.emb.pca_families = e.at("pca_families").get<size_t>();
+    c.emb.pca_max_forms = e.at("pca_max_forms").get<size_t>();
     c.emb.seed = e.at("seed").get<uint64_t>();
   } catch (const json::exception& ex) {
     return invalid_argument(std::string("eval config: ") + ex.what(),
@@ -712,6 +714,7 @@ json eval_config_defaults() {
                 {"probe_min_class", 20},
                 {"probe_iterations", 200},
                 {"pca_families", 10},
+                {"pca_max_forms", 30},
                 {"seed", 42}}},
               {"systems", json::array()}};
 }
@@ -960,6 +963,7 @@ Status run_eval(const json& config, const std::string& out_dir) {
                  "tr_pct_fw", "pure_pct_fw",   "distinct_tokens"};
     t.plot_columns = {2, 3, 4, 5};
     t.decimals = 3;
+    t.integer_columns = {6};
     t.published_label = "paper §5.4 Pure% fw";
     for (const SystemResult& r : systems) {
       if (!r.has_seg) {
@@ -1126,9 +1130,11 @@ Status run_eval(const json& config, const std::string& out_dir) {
       Matrix sel;
       sel.cols = s.x.cols;
       std::vector<size_t> groups;
+      std::vector<size_t> taken(group_names.size(), 0);
       for (size_t i = 0; i < s.x.rows; ++i) {
         auto it = group_of.find(s.labels[i]);
-        if (it == group_of.end()) continue;
+        if (it == group_of.end() || taken[it->second] >= c.emb.pca_max_forms) continue;
+        ++taken[it->second];
         sel.data.insert(sel.data.end(), s.x.row(i), s.x.row(i) + s.x.cols);
         groups.push_back(it->second);
       }
@@ -1147,16 +1153,22 @@ Status run_eval(const json& config, const std::string& out_dir) {
                                             " embeddings (L2-normalised) "
                                             "of the " +
                                             std::to_string(group_names.size()) +
-                                            " largest root families, " + std::to_string(sel.rows) +
-                                            " words."});
+                                            " largest root families (≤ " +
+                                            std::to_string(c.emb.pca_max_forms) + " forms each), " +
+                                            std::to_string(sel.rows) + " words."});
       }
     }
     report.tables.push_back(ret);
     report.tables.push_back(auc);
     report.tables.push_back(probes);
   }
+  std::map<std::string, std::string> published_of;
+  for (const SystemResult& r : systems) published_of[r.spec.name] = r.spec.published;
   for (ReportTable& t : report.tables) {
     for (ReportRow& row : t.rows) {
+      if (!t.published_label.empty() && !row.published) {
+        row.published = published_value(t.id, published_of[row.system]);
+      }
       if (row.n && *row.n == 0) {  // nothing to average over: n/a, not 0
         row.values.assign(t.columns.size(), std::nullopt);
         if (row.note.empty()) row.note = "no items";

@@ -2,6 +2,7 @@
 // Markdown / JSON rendering of the evaluation report and its bar charts.
 #include "eval/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -71,8 +72,12 @@ std::string render_markdown(const Report& report) {
     for (const ReportRow& r : t.rows) {
       md += "| " + escape_cell(r.system) + (r.note.empty() ? "" : " *") + " |";
       for (size_t i = 0; i < t.columns.size(); ++i) {
-        md +=
-            " " + format_value(i < r.values.size() ? r.values[i] : std::nullopt, t.decimals) + " |";
+        const bool integer = std::find(t.integer_columns.begin(), t.integer_columns.end(), i) !=
+                             t.integer_columns.end();
+        md += " " +
+              format_value(i < r.values.size() ? r.values[i] : std::nullopt,
+                           integer ? 0 : t.decimals) +
+              " |";
       }
       md += " " + (r.n ? with_separators(static_cast<long long>(*r.n)) : std::string("n/a")) + " |";
       if (!t.published_label.empty())

@@ -29,7 +29,8 @@ struct ReportTable {
   size_t headline = 0;          // the column compared with `published`
   int decimals = 4;             // values with |v| ≥ 1000 are printed as integers with separators
   std::string published_label;  // header of the reference column, e.g. "paper §5.1"; empty: none
-  std::vector<size_t> plot_columns;  // columns drawn in the bar chart; empty: all
+  std::vector<size_t> plot_columns;     // columns drawn in the bar chart; empty: all
+  std::vector<size_t> integer_columns;  // columns printed without decimals (counts)
   std::vector<ReportRow> rows;
 };
 
