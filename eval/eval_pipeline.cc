@@ -986,8 +986,8 @@ Status run_eval(const json& config, const std::string& out_dir) {
     t.title = "Round trip decode(encode(x)) == x";
     t.description =
         "Exact equality, no strip. words = the UD stem-boundary forms, one per line; sentences = "
-        "the evaluation text lines with case and punctuation kept. The paper's figure is on its "
-        "lower-case letter-only word list.";
+        "the evaluation text lines with case and punctuation kept; n = words + sentences. The "
+        "paper's figure is on its lower-case letter-only word list.";
     t.columns = {"words", "sentences"};
     t.published_label = "paper §5.2 (words)";
     for (const SystemResult& r : systems) {
