@@ -95,3 +95,16 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(cbpe_train_needs_input 1 --stderr-has "exactly one of"
     -- ${M} cbpe train --vocab-size 300 --out /tmp/x)
 endif()
+
+# morpheus eval on tiny gold files with a test-only awk segmenter (paths relative to the repo).
+if(MORPHEUS_WITH_TORCH)
+  set(EVAL_OUT ${CMAKE_CURRENT_BINARY_DIR}/cli_eval_out)
+  add_test(NAME cli.eval_tiny_config COMMAND ${EXPECT} 0 --stderr-has "report.md"
+    -- ${M} eval --config tests/data/eval/tiny_eval.json --out ${EVAL_OUT})
+  set_tests_properties(cli.eval_tiny_config PROPERTIES LABELS e2e
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  morpheus_cli_test(eval_unknown_config_key 1 --stderr-has "unknown config key 'gold.bogus'"
+    -- ${M} eval --config ${TDATA}/eval/tiny_eval.json --out ${EVAL_OUT}_bad --set gold.bogus=1)
+  morpheus_cli_test(eval_missing_config 2 -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
+  morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
+endif()

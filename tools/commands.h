@@ -16,5 +16,7 @@ void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
 void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 // cbpe train|encode|decode|segment: constrained BPE (tools/cmd_cbpe.cc).
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
+// eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
+void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

@@ -1,0 +1,1183 @@
+// SPDX-License-Identifier: MIT
+// The evaluation pipeline: config, gold sets, system runs (subprocesses), metric tables.
+#include "eval/eval_pipeline.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "eval/embedding_metrics.h"
+#include "eval/gold_data.h"
+#include "eval/morph_metrics.h"
+#include "eval/plot.h"
+#include "eval/report.h"
+#include "tokenizer/pretokenizer.h"
+
+namespace morpheus::eval {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+struct GoldPaths {
+  std::string mc2010, ud_stem_boundary, morphscore_v1, ud_types, penn, sigmorphon, ud_dir,
+      hybrid_lexicon, sentences;
+};
+
+struct EmbeddingOptions {
+  size_t min_family_forms = 3, max_words = 6000, max_pairs = 20000, probe_folds = 5;
+  size_t probe_max_items = 3000, probe_min_class = 20, probe_iterations = 200, pca_families = 10;
+  size_t pca_max_forms = 30;
+  uint64_t seed = 42;
+};
+
+struct EvalConfig {
+  GoldPaths gold;
+  size_t warm_runs = 3, max_chars = 0;
+  EmbeddingOptions emb;
+  std::vector<SystemSpec> systems;
+};
+
+StatusOr<EvalConfig> parse_config(const json& j) {
+  EvalConfig c;
+  try {
+    const json& g = j.at("gold");
+    c.gold = {
+        g.at("mc2010"),   g.at("ud_stem_boundary"), g.at("morphscore_v1"), g.at("ud_types"),
+        g.at("penn"),     g.at("sigmorphon"),       g.at("ud_dir"),        g.at("hybrid_lexicon"),
+        g.at("sentences")};
+    c.warm_runs = j.at("speed").at("warm_runs").get<size_t>();
+    c.max_chars = j.at("speed").at("max_chars").get<size_t>();
+    const json& e = j.at("embeddings");
+    c.emb.min_family_forms = e.at("min_family_forms").get<size_t>();
+    c.emb.max_words = e.at("max_words").get<size_t>();
+    c.emb.max_pairs = e.at("max_pairs").get<size_t>();
+    c.emb.probe_folds = e.at("probe_folds").get<size_t>();
+    c.emb.probe_max_items = e.at("probe_max_items").get<size_t>();
+    c.emb.probe_min_class = e.at("probe_min_class").get<size_t>();
+    c.emb.probe_iterations = e.at("probe_iterations").get<size_t>();
+    c.emb.pca_families = e.at("pca_families").get<size_t>();
+    c.emb.pca_max_forms = e.at("pca_max_forms").get<size_t>();
+    c.emb.seed = e.at("seed").get<uint64_t>();
+  } catch (const json::exception& ex) {
+    return invalid_argument(std::string("eval config: ") + ex.what(),
+                            "compare with configs/eval.json");
+  }
+  if (c.emb.probe_folds < 2)
+    return invalid_argument("eval config: embeddings.probe_folds must be ≥ 2");
+  if (c.emb.min_family_forms < 2) {
+    return invalid_argument("eval config: embeddings.min_family_forms must be ≥ 2");
+  }
+  const json& systems = j.at("systems");
+  if (!systems.is_array()) return invalid_argument("eval config: 'systems' must be an array");
+  std::set<std::string> names;
+  for (size_t i = 0; i < systems.size(); ++i) {
+    MORPHEUS_ASSIGN_OR_RETURN(SystemSpec s, parse_system(systems[i], i));
+    if (!names.insert(s.name).second) {
+      return invalid_argument("eval config: systems[" + std::to_string(i) + "]: duplicate name '" +
+                              s.name + "'");
+    }
+    c.systems.push_back(std::move(s));
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subprocesses
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+struct CommandRun {
+  bool ok = false;
+  int exit_code = -1;
+  double seconds = 0;
+};
+
+// Runs `cmd` with /bin/sh; stderr (and stdout unless captured) is appended to `log`.
+CommandRun run_shell(const std::string& cmd, const std::string& stdout_path,
+                     const std::string& log) {
+  std::string full = "( " + cmd + " )";
+  full += stdout_path.empty() ? " >>" + shell_quote(log) : " >" + shell_quote(stdout_path);
+  full += " 2>>" + shell_quote(log);
+  if (std::FILE* f = std::fopen(log.c_str(), "a")) {
+    std::fprintf(f, "$ %s\n", cmd.c_str());
+    std::fclose(f);
+  }
+  const auto t0 = Clock::now();
+  const int rc = std::system(full.c_str());
+  CommandRun r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (rc != -1 && WIFEXITED(rc)) r.exit_code = WEXITSTATUS(rc);
+  r.ok = r.exit_code == 0;
+  return r;
+}
+
+// Expands a template and runs it; `output` is captured from stdout when the template lacks it.
+StatusOr<CommandRun> run_template(const std::string& tmpl, std::map<std::string, std::string> vars,
+                                  const std::string& log) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::string cmd, expand_command(tmpl, vars));
+  const bool captures = tmpl.find("{output}") == std::string::npos &&
+                        tmpl.find("{output_npy}") == std::string::npos && vars.count("output");
+  return run_shell(cmd, captures ? vars["output"] : "", log);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gold sets
+
+struct GoldSets {
+  std::vector<GoldSegmentation> mc2010, ud_unique, penn;
+  std::vector<MorphScoreItem> ud_stem, morphscore_v1;
+  std::vector<SigmorphonItem> sigmorphon;
+  std::optional<TurkishLexicon> lexicon;
+  std::vector<std::string> sentences;
+  std::unordered_map<std::string, size_t> letter_words;  // letter spans of the sentences
+  size_t text_chars = 0, text_words = 0;
+  // Embedding sets.
+  std::vector<std::string> family_words;
+  std::vector<int> family_labels;
+  std::vector<std::string> family_names;
+  std::vector<ProbeItem> number_items, case_items;
+  size_t families_total = 0, family_words_total = 0;
+};
+
+template <typename T>
+std::vector<T> seeded_sample(std::vector<T> items, size_t max, uint64_t seed) {
+  if (max == 0 || items.size() <= max) return items;
+  std::mt19937_64 rng(seed);
+  std::shuffle(items.begin(), items.end(), rng);
+  items.resize(max);
+  return items;
+}
+
+StatusOr<GoldSets> load_gold(const EvalConfig& c) {
+  GoldSets g;
+  const GoldPaths& p = c.gold;
+  if (!p.mc2010.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(g.mc2010, load_mc2010(p.mc2010));
+  }
+  if (!p.ud_stem_boundary.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(g.ud_stem, load_ud_stem_boundary(p.ud_stem_boundary));
+  }
+  if (!p.morphscore_v1.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(g.morphscore_v1, load_morphscore_v1(p.morphscore_v1));
+  }
+  if (!p.ud_types.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<UdTypeSegmentation> types, load_ud_types(p.ud_types));
+    for (const UdTypeSegmentation& t : types) {
+      if (t.unique) g.ud_unique.push_back({t.form, t.alternatives});
+    }
+  }
+  std::vector<PennToken> penn;
+  if (!p.penn.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(penn, load_penn(p.penn));
+    g.penn = penn_types(penn);
+  }
+  if (!p.sigmorphon.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<SigmorphonEntry> entries, load_sigmorphon(p.sigmorphon));
+    g.sigmorphon = sigmorphon_items(entries);
+  }
+  if (!p.hybrid_lexicon.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(TurkishLexicon lex, load_hybrid_lexicon(p.hybrid_lexicon));
+    g.lexicon = std::move(lex);
+  }
+  if (!p.sentences.empty()) {
+    LineReader reader;
+    MORPHEUS_RETURN_IF_ERROR(reader.open(p.sentences));
+    std::string line;
+    while (reader.next(&line)) {
+      const size_t len = utf8::length(line);
+      if (c.max_chars > 0 && g.text_chars + len > c.max_chars && !g.sentences.empty()) break;
+      g.text_chars += len + 1;
+      g.sentences.push_back(line);
+    }
+    MORPHEUS_RETURN_IF_ERROR(reader.status());
+    std::vector<tokenizer::Span> spans;
+    for (const std::string& s : g.sentences) {
+      spans.clear();
+      tokenizer::pretokenize_into(s, spans);
+      for (const tokenizer::Span& sp : spans) {
+        if (sp.kind == tokenizer::SpanKind::kLetter) ++g.letter_words[std::string(sp.text(s))];
+        if (sp.kind != tokenizer::SpanKind::kSpace) ++g.text_words;
+      }
+    }
+  }
+  if (!p.ud_dir.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<UdToken> ud, load_conllu_dir(p.ud_dir));
+    const RootFamilies families = build_root_families(ud, penn, c.emb.min_family_forms);
+    g.families_total = families.size();
+    std::vector<std::string> names;
+    for (const auto& [lemma, forms] : families) {
+      names.push_back(lemma);
+      g.family_words_total += forms.size();
+    }
+    std::mt19937_64 rng(c.emb.seed);
+    std::shuffle(names.begin(), names.end(), rng);
+    for (const std::string& lemma : names) {
+      const auto& forms = families.at(lemma);
+      if (c.emb.max_words > 0 && g.family_words.size() + forms.size() > c.emb.max_words) continue;
+      const int label = static_cast<int>(g.family_names.size());
+      g.family_names.push_back(lemma);
+      for (const std::string& f : forms) {
+        g.family_words.push_back(f);
+        g.family_labels.push_back(label);
+      }
+    }
+    g.number_items = seeded_sample(build_probe_items(ud, "Number", c.emb.probe_min_class),
+                                   c.emb.probe_max_items, c.emb.seed);
+    g.case_items = seeded_sample(build_probe_items(ud, "Case", c.emb.probe_min_class),
+                                 c.emb.probe_max_items, c.emb.seed + 1);
+  }
+  return g;
+}
+
+// Every word some segmentation metric looks up.
+std::vector<std::string> segmentation_words(const GoldSets& g) {
+  std::set<std::string> words;
+  for (const auto& x : g.mc2010) words.insert(x.word);
+  for (const auto& x : g.ud_unique) words.insert(x.word);
+  for (const auto& x : g.penn) words.insert(x.word);
+  for (const auto& x : g.ud_stem) words.insert(x.word);
+  for (const auto& x : g.morphscore_v1) words.insert(x.word);
+  for (const auto& x : g.sigmorphon) words.insert(x.form);
+  for (const auto& x : curated_surface_words()) words.insert(x.word());
+  for (const auto& [w, n] : g.letter_words) words.insert(w);
+  words.erase("");
+  std::vector<std::string> out;
+  for (const std::string& w : words) {
+    if (w.find_first_of(" \t\r\n") == std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<std::string> embedding_words(const GoldSets& g) {
+  std::set<std::string> words(g.family_words.begin(), g.family_words.end());
+  for (const auto& x : g.number_items) words.insert(x.word);
+  for (const auto& x : g.case_items) words.insert(x.word);
+  return {words.begin(), words.end()};
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// System outputs
+
+struct SystemResult {
+  SystemSpec spec;
+  std::unordered_map<std::string, Pieces> seg;
+  bool has_seg = false;
+  std::string seg_note;
+  size_t seg_lines = 0, non_spelling = 0;
+  std::optional<double> segment_seconds;
+  // Speed (seconds) and round trips.
+  std::optional<double> enc_cold, enc_warm, dec_cold, dec_warm;
+  std::optional<double> rt_sentences, rt_words;
+  size_t rt_sentence_n = 0, rt_word_n = 0;
+  std::string codec_note;
+  std::optional<Embeddings> emb;
+  std::string emb_note;
+};
+
+// Lenient reader of "word<TAB>p1 p2" lines: pieces that do not spell the word are kept (and
+// counted); a line without a tab is an error naming the file and line.
+Status read_segmentations(const std::string& path, SystemResult* r) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path));
+  std::string line;
+  while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0) {
+      return data_loss(path + ": line " + std::to_string(reader.line_number()) +
+                           ": expected word<TAB>piece piece…",
+                       "segment commands must print one \"word<TAB>pieces\" line per word");
+    }
+    const std::string word = line.substr(0, tab);
+    Pieces pieces;
+    std::string joined;
+    for (std::string& p : split_fields(line.substr(tab + 1), ' ')) {
+      if (p.empty()) continue;
+      joined += p;
+      pieces.push_back(std::move(p));
+    }
+    ++r->seg_lines;
+    if (joined != word) ++r->non_spelling;
+    r->seg.emplace(word, std::move(pieces));
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  r->has_seg = true;
+  return ok_status();
+}
+
+StatusOr<std::vector<std::string>> read_lines(const std::string& path) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, false));
+  std::vector<std::string> lines;
+  std::string line;
+  while (reader.next(&line)) lines.push_back(line);
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return lines;
+}
+
+// Share of lines of `decoded` equal to `original` (missing lines count as failures).
+double match_rate(const std::vector<std::string>& original,
+                  const std::vector<std::string>& decoded) {
+  size_t ok = 0;
+  for (size_t i = 0; i < original.size(); ++i)
+    ok += i < decoded.size() && decoded[i] == original[i];
+  return original.empty() ? 0.0 : static_cast<double>(ok) / static_cast<double>(original.size());
+}
+
+std::string note_for(const CommandRun& run, const std::string& what, const std::string& log) {
+  return what + " failed (exit " + std::to_string(run.exit_code) + "), see " + log;
+}
+
+// Encode then decode `input` (cold once, then warm_runs times); sets round-trip rate.
+void run_codec(const EvalConfig& c, const std::string& work, const std::string& tag,
+               const std::string& input, const std::vector<std::string>& lines, bool timed,
+               SystemResult* r) {
+  const std::string log = path_join(work, r->spec.name + ".log");
+  const std::string ids = path_join(work, tag + ".ids");
+  const std::string back = path_join(work, tag + ".decoded");
+  std::vector<double> enc, dec;
+  const size_t runs = timed ? 1 + c.warm_runs : 1;
+  for (size_t i = 0; i < runs; ++i) {
+    auto e = run_template(r->spec.encode, {{"input", input}, {"output", ids}, {"work", work}}, log);
+    if (!e.ok() || !e->ok) {
+      r->codec_note = e.ok() ? note_for(*e, "encode", log) : e.status().message();
+      return;
+    }
+    enc.push_back(e->seconds);
+    auto d = run_template(r->spec.decode, {{"input", ids}, {"output", back}, {"work", work}}, log);
+    if (!d.ok() || !d->ok) {
+      r->codec_note = d.ok() ? note_for(*d, "decode", log) : d.status().message();
+      return;
+    }
+    dec.push_back(d->seconds);
+  }
+  auto decoded = read_lines(back);
+  if (!decoded.ok()) {
+    r->codec_note = decoded.status().message();
+    return;
+  }
+  const double rate = match_rate(lines, *decoded);
+  if (tag == "sentences") {
+    r->rt_sentences = rate;
+    r->rt_sentence_n = lines.size();
+  } else {
+    r->rt_words = rate;
+    r->rt_word_n = lines.size();
+  }
+  if (timed) {
+    r->enc_cold = enc.front();
+    r->dec_cold = dec.front();
+    if (enc.size() > 1) {
+      r->enc_warm = median({enc.begin() + 1, enc.end()});
+      r->dec_warm = median({dec.begin() + 1, dec.end()});
+    }
+  }
+}
+
+SystemResult run_system(const EvalConfig& c, const SystemSpec& spec, const std::string& work_root,
+                        const std::vector<std::string>& words, const std::string& words_file,
+                        const std::string& emb_words_file, const std::string& sentences_file,
+                        const GoldSets& g) {
+  SystemResult r;
+  r.spec = spec;
+  const std::string work = path_join(work_root, spec.name);
+  Status made = make_dirs(work);
+  if (!made.ok()) {
+    r.seg_note = r.codec_note = r.emb_note = made.message();
+    return r;
+  }
+  const std::string log = path_join(work, spec.name + ".log");
+  MORPHEUS_LOG(kInfo, "eval: system ", spec.name);
+  if (!spec.setup.empty() && (spec.setup_creates.empty() || !file_exists(spec.setup_creates))) {
+    auto s = run_template(spec.setup, {{"work", work}}, log);
+    if (!s.ok() || !s->ok) {
+      const std::string note = s.ok() ? note_for(*s, "setup", log) : s.status().message();
+      r.seg_note = r.codec_note = r.emb_note = note;
+      MORPHEUS_LOG(kWarning, "eval: ", spec.name, ": ", note);
+      return r;
+    }
+  }
+  // Segmentations.
+  if (!spec.builtin.empty()) {
+    for (const std::string& w : words) {
+      Pieces pieces;
+      if (spec.builtin == "whole-word") {
+        pieces.push_back(w);
+      } else {
+        for (size_t pos = 0; pos < w.size();) {
+          const utf8::Decoded d = utf8::decode_one(w, pos);
+          pieces.push_back(w.substr(pos, d.length));
+          pos += d.length;
+        }
+      }
+      r.seg.emplace(w, std::move(pieces));
+      ++r.seg_lines;
+    }
+    r.has_seg = true;
+  }
+  std::string seg_file = spec.segmentations;
+  if (!spec.segment.empty()) {
+    seg_file = path_join(work, "segmentations.tsv");
+    auto s = run_template(spec.segment,
+                          {{"input", words_file}, {"output", seg_file}, {"work", work}}, log);
+    if (!s.ok() || !s->ok) {
+      r.seg_note = s.ok() ? note_for(*s, "segment", log) : s.status().message();
+      seg_file.clear();
+    } else {
+      r.segment_seconds = s->seconds;
+    }
+  }
+  if (!seg_file.empty()) {
+    Status st = read_segmentations(seg_file, &r);
+    if (!st.ok()) r.seg_note = st.message();
+  } else if (r.seg_note.empty() && !r.has_seg) {
+    r.seg_note = "no segment command or segmentations file";
+  }
+  // Codec: round trip on words, then timed round trip on sentences.
+  if (!spec.encode.empty() && !spec.decode.empty()) {
+    std::vector<std::string> rt_words;
+    for (const auto& item : g.ud_stem) rt_words.push_back(item.word);
+    if (!rt_words.empty()) {
+      const std::string wf = path_join(work, "roundtrip_words.txt");
+      Status st = write_file_atomic(wf, join_lines(rt_words));
+      if (st.ok()) run_codec(c, work, "words", wf, rt_words, false, &r);
+    }
+    if (!g.sentences.empty() && r.codec_note.empty()) {
+      run_codec(c, work, "sentences", sentences_file, g.sentences, true, &r);
+    }
+  } else {
+    r.codec_note = "no encode/decode commands";
+  }
+  // Embeddings.
+  std::string emb_file = spec.embeddings;
+  if (!spec.embed.empty()) {
+    const std::string vec = path_join(work, "embeddings.vec");
+    const std::string npy = path_join(work, "embeddings.npy");
+    auto s = run_template(
+        spec.embed,
+        {{"input", emb_words_file}, {"output", vec}, {"output_npy", npy}, {"work", work}}, log);
+    if (!s.ok() || !s->ok) {
+      r.emb_note = s.ok() ? note_for(*s, "embed", log) : s.status().message();
+    } else {
+      emb_file = file_exists(npy) ? npy : vec;
+    }
+  }
+  if (!emb_file.empty() && r.emb_note.empty()) {
+    auto e = load_embeddings(emb_file);
+    if (e.ok()) {
+      r.emb = std::move(*e);
+    } else {
+      r.emb_note = e.status().message();
+    }
+  } else if (r.emb_note.empty()) {
+    r.emb_note = "no embeddings";
+  }
+  for (const std::string* note : {&r.seg_note, &r.codec_note, &r.emb_note}) {
+    if (note->find("failed") != std::string::npos || note->find(": line ") != std::string::npos) {
+      MORPHEUS_LOG(kWarning, "eval: ", spec.name, ": ", *note);
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Published figures (morpheus_pipeline.md §5), keyed by table id and the system's "published".
+
+std::optional<double> published_value(const std::string& table, const std::string& system) {
+  static const std::map<std::string, std::map<std::string, double>> kTable = {
+      {"morphscore_ud",
+       {{"turkish-tokenizer", 0.6476},
+        {"morfessor", 0.5893},
+        {"morpheus", 0.6081},
+        {"unigram-64k", 0.3167},
+        {"byte_bpe-64k", 0.324},
+        {"bpe-64k", 0.3223},
+        {"wordpiece-64k", 0.2701}}},
+      {"roundtrip",
+       {{"bpe-64k", 1.0},
+        {"byte_bpe-64k", 1.0},
+        {"unigram-64k", 1.0},
+        {"morpheus", 1.0},
+        {"turkish-tokenizer", 0.9543},
+        {"wordpiece-64k", 0.5816}}},
+      {"sigmorphon",
+       {{"morfessor", 0.7815},
+        {"morpheus", 0.7617},
+        {"turkish-tokenizer", 0.7114},
+        {"bpe-64k", 0.653},
+        {"byte_bpe-64k", 0.6437},
+        {"unigram-64k", 0.6063},
+        {"wordpiece-64k", 0.3329}}},
+      {"surface_fidelity",
+       {{"morpheus", 66.0},
+        {"morfessor", 46.0},
+        {"bpe-64k", 36.0},
+        {"unigram-64k", 32.0},
+        {"wordpiece-64k", 18.0},
+        {"byte_bpe-64k", 32.0},
+        {"turkish-tokenizer", 64.0}}},
+      {"lexicon",
+       {{"bpe-64k", 48.81},
+        {"byte_bpe-64k", 49.11},
+        {"unigram-64k", 49.98},
+        {"wordpiece-64k", 40.09},
+        {"morfessor", 77.8},
+        {"morpheus", 83.52},
+        {"turkish-tokenizer", 78.19}}},
+      {"speed",
+       {{"bpe-64k", 983570},
+        {"byte_bpe-64k", 1021152},
+        {"unigram-64k", 4828842},
+        {"wordpiece-64k", 2243155},
+        {"morfessor", 9459257},
+        {"turkish-tokenizer", 6081324},
+        {"morpheus", 3961417}}},
+      {"retrieval", {{"morpheus", 0.8542}}},
+      {"same_root_auc", {{"morpheus", 1.0}}},
+      {"probes", {{"morpheus", 0.5925}}},
+  };
+  auto t = kTable.find(table);
+  if (t == kTable.end() || system.empty()) return std::nullopt;
+  auto v = t->second.find(system);
+  return v == t->second.end() ? std::nullopt : std::optional<double>(v->second);
+}
+
+ReportRow na_row(const SystemResult& r, size_t columns, const std::string& note) {
+  ReportRow row;
+  row.system = r.spec.name;
+  row.values.assign(columns, std::nullopt);
+  row.note = note.empty() ? "no output" : note;
+  return row;
+}
+
+// Exact word first, then its Turkish lower-case form (for systems that write lower-cased words,
+// like the Morfessor teacher's teacher.tsv).
+SegmentationLookup lookup_of(const SystemResult& r) {
+  return [&r](const std::string& w) -> const Pieces* {
+    auto it = r.seg.find(w);
+    if (it == r.seg.end()) it = r.seg.find(unicode::to_lower(w));
+    return it == r.seg.end() ? nullptr : &it->second;
+  };
+}
+
+std::string count_note(size_t missing) {
+  return missing == 0 ? "" : std::to_string(missing) + " words without output";
+}
+
+ReportTable morphscore_table(const std::string& id, const std::string& title,
+                             const std::string& desc, const std::vector<MorphScoreItem>& gold,
+                             const std::vector<SystemResult>& systems, bool published) {
+  ReportTable t;
+  t.id = id;
+  t.title = title;
+  t.description = desc;
+  t.columns = {"macro_f1", "mean_R", "mean_P", "micro_P",    "micro_R",
+               "micro_F1", "fw_R",   "fw_P",   "single_tok", "len_mismatch"};
+  t.plot_columns = {0, 1, 2, 5};
+  if (published) t.published_label = "paper §5.1 macro_f1";
+  for (const SystemResult& r : systems) {
+    if (!r.has_seg) {
+      t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+      continue;
+    }
+    const MorphScoreResult m = morphscore(gold, lookup_of(r));
+    ReportRow row{
+        r.spec.name,
+        {m.macro_f1, m.mean_recall, m.mean_precision, m.micro_precision, m.micro_recall, m.micro_f1,
+         m.fw_recall, m.fw_precision, m.single_token_rate, m.length_mismatch_rate},
+        m.words,
+        published ? published_value(id, r.spec.published) : std::nullopt,
+        count_note(m.missing)};
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+ReportTable boundary_table(const std::string& id, const std::string& title, const std::string& desc,
+                           const std::vector<GoldSegmentation>& gold,
+                           const std::vector<SystemResult>& systems) {
+  ReportTable t;
+  t.id = id;
+  t.title = title;
+  t.description = desc;
+  t.columns = {"micro_P", "micro_R", "micro_F1", "macro_P", "macro_R", "macro_F1"};
+  for (const SystemResult& r : systems) {
+    if (!r.has_seg) {
+      t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+      continue;
+    }
+    size_t missing = 0;
+    const BoundaryScores s = boundary_scores(gold, lookup_of(r), &missing);
+    t.rows.push_back({r.spec.name,
+                      {s.precision, s.recall, s.f1, s.macro_precision, s.macro_recall, s.macro_f1},
+                      s.words,
+                      std::nullopt,
+                      count_note(missing)});
+  }
+  return t;
+}
+
+// Embedding rows restricted to the words the system has vectors for.
+struct EmbeddingSubset {
+  Matrix x;
+  std::vector<int> labels;
+  std::vector<size_t> source;  // index into the gold word list
+};
+
+EmbeddingSubset subset(const Embeddings& e, const std::vector<std::string>& words,
+                       const std::vector<int>& labels) {
+  EmbeddingSubset s;
+  s.x.cols = e.vectors.cols;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const long row = e.find(words[i]);
+    if (row < 0) continue;
+    const float* v = e.vectors.row(static_cast<size_t>(row));
+    s.x.data.insert(s.x.data.end(), v, v + e.vectors.cols);
+    s.labels.push_back(labels[i]);
+    s.source.push_back(i);
+  }
+  s.x.rows = s.labels.size();
+  return s;
+}
+
+EmbeddingSubset probe_subset(const Embeddings& e, const std::vector<ProbeItem>& items) {
+  std::vector<std::string> words;
+  std::vector<int> labels;
+  std::map<std::string, int> ids;
+  for (const ProbeItem& it : items) {
+    words.push_back(it.word);
+    labels.push_back(ids.emplace(it.label, static_cast<int>(ids.size())).first->second);
+  }
+  return subset(e, words, labels);
+}
+
+}  // namespace
+
+json eval_config_defaults() {
+  return json{{"gold",
+               {{"mc2010", "../shared/data/gold/mc2010_tur_trainset.tsv"},
+                {"ud_stem_boundary", "../shared/data/gold/ud_stem_boundary_tokens.tsv"},
+                {"morphscore_v1", "../shared/data/gold/morphscore_turkish.csv"},
+                {"ud_types", "../shared/data/gold/ud_types_segmentation.tsv"},
+                {"penn", "../shared/data/gold/penn_tokens_segmentation.tsv"},
+                {"sigmorphon", "../shared/data/gold/sigmorphon2022_tur.gold"},
+                {"ud_dir", "../shared/data/ud"},
+                {"hybrid_lexicon", "../shared/data/hybrid"},
+                {"sentences", "../shared/data/corpus/dev_ud_sentences.txt"}}},
+              {"speed", {{"warm_runs", 3}, {"max_chars", 0}}},
+              {"embeddings",
+               {{"min_family_forms", 3},
+                {"max_words", 6000},
+                {"max_pairs", 20000},
+                {"probe_folds", 5},
+                {"probe_max_items", 3000},
+                {"probe_min_class", 20},
+                {"probe_iterations", 200},
+                {"pca_families", 10},
+                {"pca_max_forms", 30},
+                {"seed", 42}}},
+              {"systems", json::array()}};
+}
+
+StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
+  const std::string where = "eval config: systems[" + std::to_string(index) + "]";
+  if (!j.is_object()) return invalid_argument(where + " must be an object");
+  SystemSpec s;
+  const std::map<std::string, std::string*> fields = {{"name", &s.name},
+                                                      {"setup", &s.setup},
+                                                      {"setup_creates", &s.setup_creates},
+                                                      {"segment", &s.segment},
+                                                      {"encode", &s.encode},
+                                                      {"decode", &s.decode},
+                                                      {"embed", &s.embed},
+                                                      {"segmentations", &s.segmentations},
+                                                      {"embeddings", &s.embeddings},
+                                                      {"published", &s.published},
+                                                      {"builtin", &s.builtin}};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    auto f = fields.find(it.key());
+    if (f == fields.end()) {
+      std::string known;
+      for (const auto& [k, v] : fields) known += (known.empty() ? "" : ", ") + k;
+      return invalid_argument(where + ": unknown key '" + it.key() + "'", "known keys: " + known);
+    }
+    if (!it.value().is_string()) {
+      return invalid_argument(where + "." + it.key() + " must be a string");
+    }
+    *f->second = it.value().get<std::string>();
+  }
+  if (s.name.empty()) return invalid_argument(where + ": 'name' is required");
+  if (s.name.find_first_of("/ \t") != std::string::npos) {
+    return invalid_argument(where + ": name '" + s.name + "' must not hold '/' or whitespace");
+  }
+  if (!s.builtin.empty() && s.builtin != "whole-word" && s.builtin != "characters") {
+    return invalid_argument(where + " (" + s.name + "): unknown builtin '" + s.builtin + "'",
+                            "builtin segmenters: whole-word, characters");
+  }
+  if (s.encode.empty() != s.decode.empty()) {
+    return invalid_argument(where + " (" + s.name + "): 'encode' and 'decode' go together");
+  }
+  return s;
+}
+
+StatusOr<std::string> expand_command(const std::string& tmpl,
+                                     const std::map<std::string, std::string>& vars) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < tmpl.size()) {
+    const size_t open = tmpl.find('{', pos);
+    if (open == std::string::npos) {
+      out += tmpl.substr(pos);
+      break;
+    }
+    const size_t close = tmpl.find('}', open);
+    out += tmpl.substr(pos, open - pos);
+    if (close == std::string::npos) return invalid_argument("unclosed '{' in command: " + tmpl);
+    const std::string key = tmpl.substr(open + 1, close - open - 1);
+    auto it = vars.find(key);
+    if (it == vars.end()) {
+      std::string known;
+      for (const auto& [k, v] : vars) known += (known.empty() ? "{" : ", {") + k + "}";
+      return invalid_argument("unknown placeholder {" + key + "} in command: " + tmpl,
+                              "placeholders here: " + known);
+    }
+    out += shell_quote(it->second);
+    pos = close + 1;
+  }
+  return out;
+}
+
+Status run_eval(const json& config, const std::string& out_dir) {
+  MORPHEUS_ASSIGN_OR_RETURN(EvalConfig c, parse_config(config));
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(out_dir));
+  const std::string work = path_join(out_dir, "work");
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(work));
+  MORPHEUS_LOG(kInfo, "eval: loading gold data");
+  MORPHEUS_ASSIGN_OR_RETURN(GoldSets g, load_gold(c));
+  const std::vector<std::string> words = segmentation_words(g);
+  const std::vector<std::string> emb_words = embedding_words(g);
+  const std::string words_file = path_join(work, "words.txt");
+  const std::string emb_words_file = path_join(work, "embedding_words.txt");
+  const std::string sentences_file = path_join(work, "sentences.txt");
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(words_file, join_lines(words)));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(emb_words_file, join_lines(emb_words)));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(sentences_file, join_lines(g.sentences)));
+  MORPHEUS_LOG(kInfo, "eval: ", words.size(), " words to segment, ", emb_words.size(),
+               " words to embed, ", g.sentences.size(), " sentences");
+
+  std::vector<SystemResult> systems;
+  for (const SystemSpec& spec : c.systems) {
+    systems.push_back(
+        run_system(c, spec, work, words, words_file, emb_words_file, sentences_file, g));
+  }
+
+  Report report;
+  report.title = "Morpheus evaluation";
+  report.notes = {
+      "Every system is run through its command line on the same word lists and text; a row "
+      "marked n/a has no output for that metric (the note says why).",
+      "`n` is the number of items a row was computed on (words, sentences, queries, pairs).",
+      "Published figures (morpheus_pipeline.md §5) come from the reference's own data and "
+      "definitions (other files, MAP counting the query, warm-cache speed): a reference point, "
+      "not a like-for-like comparison.",
+  };
+  std::string systems_note = "Systems:";
+  for (const SystemResult& r : systems) {
+    systems_note += " " + r.spec.name +
+                    (r.spec.published.empty() ? "" : " (§5: " + r.spec.published + ")") + ";";
+  }
+  report.notes.push_back(systems_note);
+
+  // Segmentation coverage.
+  {
+    ReportTable t;
+    t.id = "segmentation_coverage";
+    t.title = "Segmentation output coverage";
+    t.description = "Share of the " + std::to_string(words.size()) +
+                    " evaluation words each system segmented, and share of its lines whose "
+                    "pieces do not concatenate to the word (lossy segmenters). segment s = wall "
+                    "time of the single segment command on the whole list (process start and "
+                    "model load included).";
+    t.columns = {"coverage", "non_spelling", "segment_s"};
+    t.plot_columns = {0, 1};
+    for (const SystemResult& r : systems) {
+      if (!r.has_seg) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+        continue;
+      }
+      size_t covered = 0;
+      const SegmentationLookup lookup = lookup_of(r);
+      for (const std::string& w : words) covered += lookup(w) != nullptr;
+      t.rows.push_back(
+          {r.spec.name,
+           {words.empty() ? 0.0 : static_cast<double>(covered) / static_cast<double>(words.size()),
+            r.seg_lines ? static_cast<double>(r.non_spelling) / static_cast<double>(r.seg_lines)
+                        : 0.0,
+            r.segment_seconds},
+           covered,
+           std::nullopt,
+           ""});
+    }
+    report.tables.push_back(t);
+  }
+  if (!g.ud_stem.empty()) {
+    report.tables.push_back(morphscore_table(
+        "morphscore_ud", "MorphScore: UD stem boundaries",
+        "§4.1 exactly: gold = stem edges only; a prediction with ≤ 1 piece scores P = R = 0; "
+        "macro_f1 = F1(mean P, mean R); fw = weighted by token frequency in the file. Data: "
+        "gold/ud_stem_boundary_tokens.tsv (all UD treebanks, stem == lemma, deduplicated). The "
+        "paper's figure is on its 30,193-row Kenet file.",
+        g.ud_stem, systems, true));
+  }
+  if (!g.morphscore_v1.empty()) {
+    report.tables.push_back(morphscore_table(
+        "morphscore_v1", "MorphScore: MorphScore v1 Turkish file",
+        "Same definition on gold/morphscore_turkish.csv (verbs; stem + suffix chain).",
+        g.morphscore_v1, systems, false));
+  }
+  if (!g.mc2010.empty()) {
+    report.tables.push_back(boundary_table(
+        "boundary_mc2010", "Boundary P/R/F1: Morpho Challenge 2010",
+        "Interior boundaries vs the best-matching gold alternative per word; micro = pooled "
+        "counts, macro = mean over words with ≥ 1 predicted (P) / gold (R) boundary, macro F1 = "
+        "F1(macro P, macro R).",
+        g.mc2010, systems));
+  }
+  if (!g.ud_unique.empty()) {
+    report.tables.push_back(boundary_table(
+        "boundary_ud", "Boundary P/R/F1: UD analyzer segmentations (UNIQUE rows)",
+        "gold/ud_types_segmentation.tsv, rows whose Starlang parse rooted at the UD lemma is "
+        "unique.",
+        g.ud_unique, systems));
+  }
+  if (!g.penn.empty()) {
+    report.tables.push_back(boundary_table(
+        "boundary_penn", "Boundary P/R/F1: Penn Treebank segmentations",
+        "gold/penn_tokens_segmentation.tsv grouped into word types (distinct gold segmentations "
+        "of a type are alternatives).",
+        g.penn, systems));
+  }
+  if (!g.sigmorphon.empty()) {
+    ReportTable t;
+    t.id = "sigmorphon";
+    t.title = "SIGMORPHON 2022 lemma prefix / root in segments";
+    t.description =
+        "§4.3: single-word entries with 3 ≤ len ≤ 30; gold root = lemma (verbs: minus -mak/-mek); "
+        "canon = Turkish lower-case + final b/c/d/g/ğ → p/ç/t/k/k.";
+    t.columns = {"lemma_prefix",       "verb_lp",   "noun_lp",      "root_in_segs", "first_seg",
+                 "exact_suffix_count", "mean_diff", "mean_abs_diff"};
+    t.plot_columns = {0, 1, 2, 3, 4, 5};
+    t.published_label = "paper §5.3 lemma_prefix";
+    for (const SystemResult& r : systems) {
+      if (!r.has_seg) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+        continue;
+      }
+      const SigmorphonResult s = sigmorphon(g.sigmorphon, lookup_of(r));
+      t.rows.push_back(
+          {r.spec.name,
+           {s.lemma_prefix, s.verb_lemma_prefix, s.noun_lemma_prefix, s.root_in_segments,
+            s.first_segment, s.exact_suffix_count, s.mean_diff, s.mean_abs_diff},
+           s.words,
+           published_value("sigmorphon", r.spec.published),
+           count_note(s.missing)});
+    }
+    report.tables.push_back(t);
+  }
+  {
+    ReportTable t;
+    t.id = "surface_fidelity";
+    t.title = "Surface fidelity on the 50 curated words";
+    t.description =
+        "§4.4: root = lower(first piece) == gold root; count, piece-length sequence, exact pieces. "
+        "Percentages of 50 words: one word = 2 points.";
+    t.columns = {"root_pct", "count_pct", "len_pct", "exact_pct"};
+    t.decimals = 1;
+    t.published_label = "paper §5.7 root %";
+    for (const SystemResult& r : systems) {
+      if (!r.has_seg) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+        continue;
+      }
+      const SurfaceFidelityResult s = surface_fidelity(curated_surface_words(), lookup_of(r));
+      t.rows.push_back({r.spec.name,
+                        {s.root_pct, s.count_pct, s.len_pct, s.exact_pct},
+                        s.words,
+                        published_value("surface_fidelity", r.spec.published),
+                        count_note(s.missing)});
+    }
+    report.tables.push_back(t);
+  }
+  if (g.lexicon && !g.letter_words.empty()) {
+    ReportTable t;
+    t.id = "lexicon";
+    t.title = "Fertility, %TR and %Pure on letter tokens";
+    t.description =
+        "Letter words of the evaluation text (" + std::to_string(g.letter_words.size()) +
+        " distinct) segmented by each system; punctuation, digits and spaces are excluded for "
+        "every system alike (§7.5 item 25). Pure = the lower-cased piece is a root or suffix of "
+        "the hybrid lexicons; TR = pure, or root + suffix chain, or a chain of ≥ 2 suffixes. "
+        "Unique = share of distinct pieces; fw = share of piece occurrences. The paper's figures "
+        "are on TR-MMLU text with its own validator.";
+    t.columns = {"fertility", "chars_per_tok", "tr_pct",         "pure_pct",
+                 "tr_pct_fw", "pure_pct_fw",   "distinct_tokens"};
+    t.plot_columns = {2, 3, 4, 5};
+    t.decimals = 3;
+    t.integer_columns = {6};
+    t.published_label = "paper §5.4 Pure% fw";
+    for (const SystemResult& r : systems) {
+      if (!r.has_seg) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
+        continue;
+      }
+      const LexiconResult l = lexicon_metrics(g.letter_words, lookup_of(r), *g.lexicon);
+      t.rows.push_back({r.spec.name,
+                        {l.fertility, l.chars_per_token, l.tr_pct, l.pure_pct, l.tr_pct_fw,
+                         l.pure_pct_fw, static_cast<double>(l.distinct_tokens)},
+                        l.word_occurrences,
+                        published_value("lexicon", r.spec.published),
+                        count_note(l.missing)});
+    }
+    report.tables.push_back(t);
+  }
+  {
+    ReportTable t;
+    t.id = "roundtrip";
+    t.title = "Round trip decode(encode(x)) == x";
+    t.description =
+        "Exact equality, no strip. words = the UD stem-boundary forms, one per line; sentences = "
+        "the evaluation text lines with case and punctuation kept; n = words + sentences. The "
+        "paper's figure is on its lower-case letter-only word list.";
+    t.columns = {"words", "sentences"};
+    t.published_label = "paper §5.2 (words)";
+    for (const SystemResult& r : systems) {
+      if (!r.rt_words && !r.rt_sentences) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
+        continue;
+      }
+      t.rows.push_back({r.spec.name,
+                        {r.rt_words, r.rt_sentences},
+                        r.rt_word_n + r.rt_sentence_n,
+                        published_value("roundtrip", r.spec.published),
+                        r.codec_note});
+    }
+    report.tables.push_back(t);
+  }
+  {
+    ReportTable t;
+    t.id = "speed";
+    t.title = "Encode / decode speed (same text for every system)";
+    t.description =
+        "Wall time of the encode and decode commands on the whole evaluation text (" +
+        std::to_string(g.text_chars) + " characters, " + std::to_string(g.text_words) +
+        " non-space spans), process start and model load included. cold = the first run; warm = "
+        "median of " +
+        std::to_string(c.warm_runs) +
+        " further runs (OS file cache warm; a memoising tokenizer starts empty in each process). "
+        "The paper's figure is in-process, warm cache.";
+    t.columns = {"enc_chars_s_cold", "enc_chars_s_warm", "dec_words_s_cold", "dec_words_s_warm"};
+    t.published_label = "paper §5.9 enc chars/s";
+    const auto rate = [](double amount, const std::optional<double>& secs) {
+      return secs && *secs > 0 ? std::optional<double>(amount / *secs) : std::nullopt;
+    };
+    for (const SystemResult& r : systems) {
+      if (!r.enc_cold) {
+        t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
+        continue;
+      }
+      const auto chars = static_cast<double>(g.text_chars);
+      const auto w = static_cast<double>(g.text_words);
+      t.rows.push_back({r.spec.name,
+                        {rate(chars, r.enc_cold), rate(chars, r.enc_warm), rate(w, r.dec_cold),
+                         rate(w, r.dec_warm)},
+                        g.text_chars,
+                        published_value("speed", r.spec.published),
+                        ""});
+    }
+    report.tables.push_back(t);
+  }
+  if (!g.family_words.empty()) {
+    ReportTable ret;
+    ret.id = "retrieval";
+    ret.title = "Root-family retrieval (query excluded)";
+    ret.description =
+        "Families = lower-cased forms sharing a gold lemma in the UD treebanks and the Penn "
+        "Treebank, ≥ " +
+        std::to_string(c.emb.min_family_forms) + " distinct forms (" +
+        std::to_string(g.families_total) + " families, " + std::to_string(g.family_words_total) +
+        " forms; a seeded sample of " + std::to_string(g.family_names.size()) + " families / " +
+        std::to_string(g.family_words.size()) +
+        " forms is used). Each form queries all other forms by cosine; the query itself is "
+        "excluded. MAP_ref = the reference's definition (query re-enters last and counts), for "
+        "comparison with its 0.8542 ceiling on 48 words. n = queries.";
+    ret.columns = {"MAP", "MRR", "R@1", "R@5", "R@10", "P@R", "MAP_ref", "coverage"};
+    ret.plot_columns = {0, 1, 2, 3, 5};
+    ret.published_label = "paper §5.10 MAP (48 words, query counted)";
+    ReportTable auc;
+    auc.id = "same_root_auc";
+    auc.title = "Same-root pair ROC-AUC";
+    auc.description = "Cosine of within-family pairs (≤ " + std::to_string(c.emb.max_pairs) +
+                      " sampled) vs as many random cross-family pairs (seed " +
+                      std::to_string(c.emb.seed) + "). n = pairs.";
+    auc.columns = {"roc_auc"};
+    auc.published_label = "paper §5.10 (120+120 pairs)";
+    ReportTable probes;
+    probes.id = "probes";
+    probes.title = "Number and case probes (NOUN forms, UD features)";
+    probes.description =
+        "Multinomial logistic regression (C = 1, standardised features), stratified " +
+        std::to_string(c.emb.probe_folds) +
+        "-fold cross-validation; items = distinct NOUN forms with one unambiguous value, classes "
+        "with ≥ " +
+        std::to_string(c.emb.probe_min_class) + " items (" + std::to_string(g.number_items.size()) +
+        " number, " + std::to_string(g.case_items.size()) +
+        " case items before coverage). n = number + case items. Majority = majority-class "
+        "accuracy.";
+    probes.columns = {"number_acc", "number_majority", "case_acc", "case_majority"};
+    probes.published_label = "paper §5.10 number acc";
+    for (const SystemResult& r : systems) {
+      if (!r.emb) {
+        ret.rows.push_back(na_row(r, ret.columns.size(), r.emb_note));
+        auc.rows.push_back(na_row(r, auc.columns.size(), r.emb_note));
+        probes.rows.push_back(na_row(r, probes.columns.size(), r.emb_note));
+        continue;
+      }
+      MORPHEUS_LOG(kInfo, "eval: embedding metrics for ", r.spec.name);
+      const EmbeddingSubset s = subset(*r.emb, g.family_words, g.family_labels);
+      const RetrievalResult ours = family_retrieval(s.x, s.labels, false);
+      const RetrievalResult ref = family_retrieval(s.x, s.labels, true);
+      const double coverage =
+          static_cast<double>(s.x.rows) / static_cast<double>(g.family_words.size());
+      ret.rows.push_back({r.spec.name,
+                          {ours.map, ours.mrr, ours.recall_at_1, ours.recall_at_5,
+                           ours.recall_at_10, ours.precision_at_r, ref.map, coverage},
+                          ours.queries,
+                          published_value("retrieval", r.spec.published),
+                          ""});
+      const PairAucResult a = same_root_auc(s.x, s.labels, c.emb.max_pairs, c.emb.seed);
+      auc.rows.push_back({r.spec.name,
+                          {a.auc},
+                          a.positives + a.negatives,
+                          published_value("same_root_auc", r.spec.published),
+                          ""});
+      const EmbeddingSubset pn = probe_subset(*r.emb, g.number_items);
+      const EmbeddingSubset pc = probe_subset(*r.emb, g.case_items);
+      const ProbeResult number = logistic_probe(pn.x, pn.labels, c.emb.probe_folds, c.emb.seed, 1.0,
+                                                c.emb.probe_iterations);
+      const ProbeResult cases = logistic_probe(pc.x, pc.labels, c.emb.probe_folds, c.emb.seed, 1.0,
+                                               c.emb.probe_iterations);
+      probes.rows.push_back({r.spec.name,
+                             {number.accuracy, number.majority, cases.accuracy, cases.majority},
+                             number.items + cases.items,
+                             published_value("probes", r.spec.published),
+                             ""});
+      // PCA map of the largest families.
+      std::map<int, size_t> size_of;
+      for (int l : s.labels) ++size_of[l];
+      std::vector<std::pair<size_t, int>> by_size;
+      for (const auto& [l, n] : size_of) by_size.emplace_back(n, l);
+      std::sort(by_size.begin(), by_size.end(), [](const auto& a2, const auto& b2) {
+        return a2.first != b2.first ? a2.first > b2.first : a2.second < b2.second;
+      });
+      if (by_size.size() > c.emb.pca_families) by_size.resize(c.emb.pca_families);
+      std::map<int, size_t> group_of;
+      std::vector<std::string> group_names;
+      for (const auto& [n, l] : by_size) {
+        group_of[l] = group_names.size();
+        group_names.push_back(g.family_names[static_cast<size_t>(l)] + " (" + std::to_string(n) +
+                              ")");
+      }
+      Matrix sel;
+      sel.cols = s.x.cols;
+      std::vector<size_t> groups;
+      std::vector<size_t> taken(group_names.size(), 0);
+      for (size_t i = 0; i < s.x.rows; ++i) {
+        auto it = group_of.find(s.labels[i]);
+        if (it == group_of.end() || taken[it->second] >= c.emb.pca_max_forms) continue;
+        ++taken[it->second];
+        sel.data.insert(sel.data.end(), s.x.row(i), s.x.row(i) + s.x.cols);
+        groups.push_back(it->second);
+      }
+      sel.rows = groups.size();
+      if (sel.rows >= 2) {
+        const Matrix p = pca_2d(l2_normalized(sel), c.emb.seed);
+        std::vector<ScatterPoint> points;
+        for (size_t i = 0; i < p.rows; ++i) points.push_back({p.row(i)[0], p.row(i)[1], groups[i]});
+        const std::string file = "figures/pca_" + r.spec.name + ".png";
+        MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(out_dir, "figures")));
+        MORPHEUS_RETURN_IF_ERROR(
+            write_png(path_join(out_dir, file),
+                      scatter_chart("PCA of " + r.spec.name + " embeddings by root family", points,
+                                    group_names)));
+        report.figures.push_back({file, "2-D PCA of " + r.spec.name +
+                                            " embeddings (L2-normalised) "
+                                            "of the " +
+                                            std::to_string(group_names.size()) +
+                                            " largest root families (≤ " +
+                                            std::to_string(c.emb.pca_max_forms) + " forms each), " +
+                                            std::to_string(sel.rows) + " words."});
+      }
+    }
+    report.tables.push_back(ret);
+    report.tables.push_back(auc);
+    report.tables.push_back(probes);
+  }
+  std::map<std::string, std::string> published_of;
+  for (const SystemResult& r : systems) published_of[r.spec.name] = r.spec.published;
+  for (ReportTable& t : report.tables) {
+    for (ReportRow& row : t.rows) {
+      if (!t.published_label.empty() && !row.published) {
+        row.published = published_value(t.id, published_of[row.system]);
+      }
+      if (row.n && *row.n == 0) {  // nothing to average over: n/a, not 0
+        row.values.assign(t.columns.size(), std::nullopt);
+        if (row.note.empty()) row.note = "no items";
+      }
+    }
+  }
+  MORPHEUS_RETURN_IF_ERROR(write_report(report, out_dir));
+  MORPHEUS_LOG(kInfo, "eval: wrote ", path_join(out_dir, "report.md"));
+  return ok_status();
+}
+
+}  // namespace morpheus::eval
