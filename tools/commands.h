@@ -12,5 +12,7 @@ namespace morpheus::tools {
 void register_text_commands(CLI::App& app, CommandRegistry& registry);
 // device: which device --device auto resolves to, and the BLAS in use (tools/cmd_runtime.cc).
 void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
+// prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).
+void register_prepare_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

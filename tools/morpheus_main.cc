@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   morpheus::tools::CommandRegistry registry;
   morpheus::tools::register_text_commands(app, registry);
   morpheus::tools::register_runtime_commands(app, registry);
+  morpheus::tools::register_prepare_commands(app, registry);
   registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
   return registry.run(app, argc, argv);
 }
