@@ -35,6 +35,16 @@ void extract_words(std::string_view line, std::vector<FoldedWord>* out) {
   }
 }
 
+std::u32string lower_code_points(std::string_view text) {
+  std::u32string out;
+  for (size_t pos = 0; pos < text.size();) {
+    const utf8::Decoded d = utf8::decode_one(text, pos);
+    out.push_back(unicode::to_lower(d.code_point));
+    pos += d.length;
+  }
+  return out;
+}
+
 StatusOr<CorpusFormat> detect_corpus_format(const std::string& path) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/false));

@@ -35,6 +35,10 @@ struct FoldedWord {
 // "Türkiye'nin 1990'larda" -> türkiye, nin, larda. Invalid UTF-8 bytes end a run and are skipped.
 void extract_words(std::string_view line, std::vector<FoldedWord>* out);
 
+// Code points of UTF-8 `text`, each lower-cased (Turkish rules), so lengths never change;
+// invalid bytes become U+FFFD.
+std::u32string lower_code_points(std::string_view text);
+
 // How a corpus file is read.
 enum class CorpusFormat {
   kPlainText,  // one sentence per line

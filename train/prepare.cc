@@ -60,16 +60,6 @@ uint32_t boundary_bits_of(const Cuts& cuts, uint32_t begin, uint32_t len) {
   return bits;
 }
 
-std::u32string lower_u32(std::string_view s) {
-  std::u32string out;
-  for (size_t pos = 0; pos < s.size();) {
-    const utf8::Decoded d = utf8::decode_one(s, pos);
-    out.push_back(unicode::to_lower(d.code_point));
-    pos += d.length;
-  }
-  return out;
-}
-
 std::vector<std::string> to_utf8_pieces(const std::u32string& word, const Cuts& cuts) {
   std::vector<std::string> out;
   for (const std::u32string& p : pieces_from_cuts(word, cuts)) out.push_back(utf8::encode(p));
@@ -205,7 +195,7 @@ StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
       return invalid_argument(where + ": expected word<TAB>alternatives");
     }
     GoldWord g;
-    g.word = lower_u32(std::string_view(line).substr(0, tab));
+    g.word = lower_code_points(std::string_view(line).substr(0, tab));
     const size_t tab2 = line.find('\t', tab + 1);
     const std::string alts =
         line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1);
@@ -220,7 +210,7 @@ StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
       while (p < alt.size()) {
         const size_t q = std::min(alt.find(' ', p), alt.size());
         if (q > p) {
-          pieces.push_back(lower_u32(std::string_view(alt).substr(p, q - p)));
+          pieces.push_back(lower_code_points(std::string_view(alt).substr(p, q - p)));
           joined += pieces.back();
         }
         p = q + 1;
@@ -468,7 +458,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     root_counts[roots[t]] += n;
   }
   std::u32string always;
-  for (char32_t c : lower_u32(cfg.char_always)) always.push_back(c);
+  for (char32_t c : lower_code_points(cfg.char_always)) always.push_back(c);
   const CharVocab char_vocab =
       CharVocab::build(char_counts, cfg.char_coverage, cfg.char_min_count, always);
   const CountVocab word_vocab =

@@ -20,22 +20,12 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "tokenizer/segmentation_file.h"
+#include "train/corpus.h"
 
 extern char** environ;
 
 namespace morpheus::train {
 namespace {
-
-// Lower-cases code point by code point so that lengths never change.
-std::u32string lower_u32(std::string_view utf8_text) {
-  std::u32string out;
-  for (size_t pos = 0; pos < utf8_text.size();) {
-    const utf8::Decoded d = utf8::decode_one(utf8_text, pos);
-    out.push_back(unicode::to_lower(d.code_point));
-    pos += d.length;
-  }
-  return out;
-}
 
 std::string last_lines(const std::string& path, size_t n) {
   StatusOr<std::string> text = read_file(path);
@@ -95,9 +85,9 @@ StatusOr<TeacherTable> read_teacher_tsv(const std::string& path) {
       return s.prepend(path + ": line " + std::to_string(reader.line_number()))
           .with_hint("each line must be word<TAB>piece piece …, the pieces spelling the word");
     }
-    std::u32string word = lower_u32(parsed->word);
+    std::u32string word = lower_code_points(parsed->word);
     std::vector<std::u32string> pieces;
-    for (const std::string& p : parsed->pieces) pieces.push_back(lower_u32(p));
+    for (const std::string& p : parsed->pieces) pieces.push_back(lower_code_points(p));
     Cuts cuts = cuts_from_pieces(pieces);
     auto it = table.find(word);
     if (it != table.end()) {
@@ -160,7 +150,7 @@ StatusOr<TeacherTable> read_morfessor_segmentation(const std::string& path) {
       const size_t sep = rest.find(" + ");
       const std::string_view morph = rest.substr(0, sep);
       if (morph.empty()) return data_loss(where + ": empty morph in '" + line + "'");
-      pieces.push_back(lower_u32(morph));
+      pieces.push_back(lower_code_points(morph));
       word += pieces.back();
       if (sep == std::string_view::npos) break;
       rest = rest.substr(sep + 3);
@@ -291,7 +281,7 @@ StatusOr<TeacherTable> segment_with_morfessor(const MorfessorOptions& options,
     std::istringstream in(line);
     std::string piece;
     while (in >> piece) {
-      pieces.push_back(lower_u32(piece));
+      pieces.push_back(lower_code_points(piece));
       joined += pieces.back();
     }
     if (joined != words[i]) {
