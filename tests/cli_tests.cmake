@@ -108,3 +108,22 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(eval_missing_config 2 -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
   morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
 endif()
+
+# morpheus prepare (tiny corpus with a ready teacher file, so no Morfessor run).
+if(MORPHEUS_WITH_TORCH)
+  set(PREP ${TDATA}/prepare)
+  set(PREP_LEX --set prepare.root_lexicon=${PREP}/roots.txt
+               --set prepare.suffix_lexicon=${PREP}/suffixes.txt)
+  morpheus_cli_test(prepare_tiny 0 --stdout-has "\"types_changed\": 2"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
+       --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_tiny ${PREP_LEX})
+  morpheus_cli_test(prepare_missing_corpus 1 --stderr-has no_such_corpus.txt
+    -- ${M} prepare --corpus no_such_corpus.txt --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_x)
+  morpheus_cli_test(prepare_malformed_teacher 1 --stderr-has "line 2"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/bad_teacher.tsv
+       --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_bad ${PREP_LEX})
+  morpheus_cli_test(prepare_set_outside_section 1 --stderr-has "prepare.*"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
+       --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_set --set model.dim=3)
+  morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
+endif()

@@ -18,5 +18,7 @@ void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
 // eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
 void register_eval_commands(CLI::App& app, CommandRegistry& registry);
+// prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).
+void register_prepare_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

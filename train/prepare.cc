@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+#include "train/prepare.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <unordered_map>
+
+#include "core/file_util.h"
+#include "core/json_config.h"
+#include "core/logging.h"
+#include "core/progress.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "eval/boundary_metrics.h"
+#include "train/cache.h"
+#include "train/corpus.h"
+#include "train/root_correction.h"
+#include "train/teacher.h"
+#include "train/vocab.h"
+
+namespace morpheus::train {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kStampVersion = 1;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string hex64(uint64_t v) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    s[static_cast<size_t>(i)] = kDigits[v & 15u];
+    v >>= 4;
+  }
+  return s;
+}
+
+uint64_t hash_string(const std::string& s, uint64_t seed = 0xcbf29ce484222325ULL) {
+  return fnv1a64(s.data(), s.size(), seed);
+}
+
+StatusOr<uint64_t> hash_file(const std::string& path, uint64_t seed) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  return hash_string(text, hash_string(path, seed));
+}
+
+// Interior cuts of `cuts` as a boundary bitmask restricted to [begin, begin + len).
+uint32_t boundary_bits_of(const Cuts& cuts, uint32_t begin, uint32_t len) {
+  uint32_t bits = 0;
+  for (uint32_t cut : cuts) {
+    if (cut > begin && cut < begin + len) bits |= 1u << (cut - begin);
+  }
+  return bits;
+}
+
+std::vector<std::string> to_utf8_pieces(const std::u32string& word, const Cuts& cuts) {
+  std::vector<std::string> out;
+  for (const std::u32string& p : pieces_from_cuts(word, cuts)) out.push_back(utf8::encode(p));
+  return out;
+}
+
+json scores_json(const eval::BoundaryScores& s) {
+  return {{"precision", s.precision}, {"recall", s.recall},    {"f1", s.f1},
+          {"words", s.words},         {"hits", s.totals.hits}, {"predicted", s.totals.predicted},
+          {"gold", s.totals.gold}};
+}
+
+// Status with the stage name in front.
+Status in_stage(Status s, const std::string& stage) {
+  if (!s.ok()) s.prepend("prepare (" + stage + ")");
+  return s;
+}
+
+}  // namespace
+
+json prepare_config_to_json(const PrepareConfig& c) {
+  json p;
+  p["max_word_chars"] = c.max_word_chars;
+  p["max_window_words"] = c.max_window_words;
+  p["min_window_words"] = c.min_window_words;
+  p["dev_fraction"] = c.dev_fraction;
+  p["seed"] = c.seed;
+  p["char_coverage"] = c.char_coverage;
+  p["char_min_count"] = c.char_min_count;
+  p["char_always"] = c.char_always;
+  p["word_vocab_size"] = c.word_vocab_size;
+  p["word_min_count"] = c.word_min_count;
+  p["root_vocab_size"] = c.root_vocab_size;
+  p["root_min_count"] = c.root_min_count;
+  p["root_correction"] = c.root_correction;
+  p["root_lexicon"] = c.root_lexicon;
+  p["suffix_lexicon"] = c.suffix_lexicon;
+  p["morfessor_python"] = c.morfessor_python;
+  p["morfessor_train"] = c.morfessor_train;
+  p["morfessor_segment"] = c.morfessor_segment;
+  p["morfessor_dampening"] = c.morfessor_dampening;
+  p["morfessor_corpusweight"] = c.morfessor_corpusweight;
+  return {{"prepare", p}};
+}
+
+json prepare_config_defaults() { return prepare_config_to_json(PrepareConfig{}); }
+
+StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
+  PrepareConfig c;
+  try {
+    const json& p = config.at("prepare");
+    c.max_word_chars = p.at("max_word_chars").get<uint32_t>();
+    c.max_window_words = p.at("max_window_words").get<uint32_t>();
+    c.min_window_words = p.at("min_window_words").get<uint32_t>();
+    c.dev_fraction = p.at("dev_fraction").get<double>();
+    c.seed = p.at("seed").get<uint64_t>();
+    c.char_coverage = p.at("char_coverage").get<double>();
+    c.char_min_count = p.at("char_min_count").get<uint64_t>();
+    c.char_always = p.at("char_always").get<std::string>();
+    c.word_vocab_size = p.at("word_vocab_size").get<uint32_t>();
+    c.word_min_count = p.at("word_min_count").get<uint64_t>();
+    c.root_vocab_size = p.at("root_vocab_size").get<uint32_t>();
+    c.root_min_count = p.at("root_min_count").get<uint64_t>();
+    c.root_correction = p.at("root_correction").get<bool>();
+    c.root_lexicon = p.at("root_lexicon").get<std::string>();
+    c.suffix_lexicon = p.at("suffix_lexicon").get<std::string>();
+    c.morfessor_python = p.at("morfessor_python").get<std::string>();
+    c.morfessor_train = p.at("morfessor_train").get<std::string>();
+    c.morfessor_segment = p.at("morfessor_segment").get<std::string>();
+    c.morfessor_dampening = p.at("morfessor_dampening").get<std::string>();
+    c.morfessor_corpusweight = p.at("morfessor_corpusweight").get<double>();
+  } catch (const json::exception& e) {
+    return invalid_argument(std::string("prepare config: ") + e.what());
+  }
+  if (c.max_word_chars < 1 || c.max_word_chars > kMaxCacheWordChars) {
+    return invalid_argument("prepare.max_word_chars must be in [1, 32], got " +
+                            std::to_string(c.max_word_chars));
+  }
+  if (c.max_window_words < 1 || c.min_window_words > c.max_window_words) {
+    return invalid_argument("prepare.max_window_words must be >= 1 and >= min_window_words");
+  }
+  if (!(c.dev_fraction >= 0.0 && c.dev_fraction < 1.0)) {
+    return invalid_argument("prepare.dev_fraction must be in [0, 1)");
+  }
+  if (!(c.char_coverage > 0.0 && c.char_coverage <= 1.0)) {
+    return invalid_argument("prepare.char_coverage must be in (0, 1]");
+  }
+  if (c.word_vocab_size < 1 || c.root_vocab_size < 1) {
+    return invalid_argument("prepare.word_vocab_size and root_vocab_size must be >= 1");
+  }
+  if (c.morfessor_dampening != "log" && c.morfessor_dampening != "ones" &&
+      c.morfessor_dampening != "none") {
+    return invalid_argument("prepare.morfessor_dampening must be log, ones or none, got '" +
+                            c.morfessor_dampening + "'");
+  }
+  if (!utf8::is_valid(c.char_always)) return invalid_argument("prepare.char_always is not UTF-8");
+  return c;
+}
+
+StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
+                                            const std::vector<std::string>& sets, json* resolved) {
+  json config = prepare_config_defaults();
+  for (const std::string& file : files) {
+    MORPHEUS_ASSIGN_OR_RETURN(json loaded, load_json_file(file));
+    if (!loaded.is_object()) return invalid_argument(file + ": the config must be a JSON object");
+    auto it = loaded.find("prepare");
+    if (it == loaded.end()) continue;
+    MORPHEUS_RETURN_IF_ERROR(merge_config(config, json{{"prepare", *it}}, file));
+  }
+  for (const std::string& set : sets) {
+    if (set.rfind("prepare.", 0) != 0) {
+      return invalid_argument("--set " + set + ": `morpheus prepare` only takes prepare.* keys",
+                              "e.g. --set prepare.word_vocab_size=50000");
+    }
+    MORPHEUS_RETURN_IF_ERROR(apply_set(config, set));
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(PrepareConfig c, prepare_config_from_json(config));
+  if (resolved != nullptr) *resolved = config;
+  return c;
+}
+
+StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
+  std::vector<GoldWord> out;
+  std::string line;
+  while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || (reader.line_number() == 1 && line.rfind("word\t", 0) == 0)) continue;
+    const std::string where = path + ": line " + std::to_string(reader.line_number());
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0) {
+      return invalid_argument(where + ": expected word<TAB>alternatives");
+    }
+    GoldWord g;
+    g.word = lower_code_points(std::string_view(line).substr(0, tab));
+    const size_t tab2 = line.find('\t', tab + 1);
+    const std::string alts =
+        line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1);
+    size_t begin = 0;
+    while (begin <= alts.size()) {
+      size_t end = alts.find(',', begin);
+      if (end == std::string::npos) end = alts.size();
+      std::vector<std::u32string> pieces;
+      std::u32string joined;
+      const std::string alt = alts.substr(begin, end - begin);
+      size_t p = 0;
+      while (p < alt.size()) {
+        const size_t q = std::min(alt.find(' ', p), alt.size());
+        if (q > p) {
+          pieces.push_back(lower_code_points(std::string_view(alt).substr(p, q - p)));
+          joined += pieces.back();
+        }
+        p = q + 1;
+      }
+      if (!pieces.empty()) {
+        if (joined != g.word) {
+          return invalid_argument(where + ": alternative '" + alt + "' does not spell the word");
+        }
+        g.alternatives.push_back(std::move(pieces));
+      }
+      begin = end + 1;
+    }
+    if (g.alternatives.empty()) return invalid_argument(where + ": no gold segmentation");
+    out.push_back(std::move(g));
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return out;
+}
+
+StatusOr<json> run_prepare(const PrepareOptions& options) {
+  const PrepareConfig& cfg = options.config;
+  const auto total_start = Clock::now();
+  json summary;
+  json stage_seconds = json::object();
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+  const std::string stamps_path = path_join(options.out_dir, "stamps.json");
+  json stamps = json::object();
+  if (file_exists(stamps_path)) {
+    StatusOr<json> loaded = load_json_file(stamps_path);
+    if (loaded.ok() && loaded->is_object() && loaded->value("version", 0) == kStampVersion) {
+      stamps = *loaded;
+    }
+  }
+  stamps["version"] = kStampVersion;
+  const json config_json = prepare_config_to_json(cfg);
+
+  // Everything unchanged since the last complete run: reuse all outputs.
+  auto start = Clock::now();
+  if (options.corpus_files.empty()) return invalid_argument("no corpus files given");
+  uint64_t all_hash =
+      hash_string(config_json.dump() + "\n" + options.teacher_file + "\n" + options.gold_file +
+                  "\n" + cfg.root_lexicon + "\n" + cfg.suffix_lexicon);
+  for (const std::string& path : options.corpus_files) {
+    MORPHEUS_RETURN_IF_ERROR(in_stage(check_readable_file(path), "corpus"));
+    MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(path, all_hash));
+  }
+  for (const std::string& path : {options.teacher_file, options.gold_file}) {
+    if (path.empty()) continue;
+    MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(path, all_hash));
+  }
+  if (cfg.root_correction) {
+    MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(cfg.root_lexicon, all_hash));
+    MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(cfg.suffix_lexicon, all_hash));
+  }
+  const std::string summary_path = path_join(options.out_dir, "prepare.json");
+  if (stamps.value("all", "") == hex64(all_hash) && file_exists(summary_path)) {
+    bool complete = true;
+    for (const char* f :
+         {"teacher.tsv", "char_vocab.json", "words.tsv", "roots.tsv", "train.cache", "dev.cache"}) {
+      complete = complete && file_exists(path_join(options.out_dir, f));
+    }
+    StatusOr<json> previous = load_json_file(summary_path);
+    if (complete && previous.ok()) {
+      MORPHEUS_LOG(kInfo, "prepare: inputs and config unchanged, reusing ", options.out_dir);
+      (*previous)["reused"] = true;
+      return *previous;
+    }
+  }
+
+  // ---- Stage 1: corpus → words (always run: it is fast and every later stage needs it).
+  Corpus corpus;
+  {
+    ProgressBar bar("corpus", options.corpus_files.size(), "files");
+    for (const std::string& path : options.corpus_files) {
+      MORPHEUS_ASSIGN_OR_RETURN(CorpusFormat format, detect_corpus_format(path));
+      MORPHEUS_RETURN_IF_ERROR(in_stage(corpus.add_file(path, format), "corpus"));
+      MORPHEUS_LOG(kInfo, "read ", path, " (",
+                   format == CorpusFormat::kTreebank ? "treebank" : "plain text", ")");
+      bar.add(1);
+    }
+    bar.finish();
+  }
+  if (corpus.types().empty()) {
+    return invalid_argument("the corpus holds no words", "check the --corpus files");
+  }
+  const std::vector<std::u32string>& types = corpus.types();
+  uint64_t long_tokens = 0;
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (types[t].size() > cfg.max_word_chars) long_tokens += corpus.counts()[t];
+  }
+  summary["corpus"] = {{"files", options.corpus_files},
+                       {"sentences", corpus.sentences().size()},
+                       {"lines_without_words", corpus.num_empty_sentences()},
+                       {"tokens", corpus.num_tokens()},
+                       {"types", types.size()},
+                       {"characters", corpus.num_characters()},
+                       {"tokens_longer_than_max_word_chars", long_tokens}};
+  stage_seconds["corpus"] = seconds_since(start);
+
+  // ---- Stage 2: teacher.
+  start = Clock::now();
+  MorfessorOptions morfessor;
+  morfessor.python = cfg.morfessor_python;
+  morfessor.train_script = cfg.morfessor_train;
+  morfessor.segment_script = cfg.morfessor_segment;
+  morfessor.dampening = cfg.morfessor_dampening;
+  morfessor.corpusweight = cfg.morfessor_corpusweight;
+  uint64_t teacher_hash = hash_string("teacher", 0);
+  for (size_t t = 0; t < types.size(); ++t) {
+    const std::string w = utf8::encode(types[t]) + " " + std::to_string(corpus.counts()[t]) + "\n";
+    teacher_hash = hash_string(w, teacher_hash);
+  }
+  if (!options.teacher_file.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(teacher_hash, hash_file(options.teacher_file, teacher_hash));
+  } else {
+    teacher_hash =
+        hash_string(cfg.morfessor_dampening + " " + std::to_string(cfg.morfessor_corpusweight) +
+                        " " + cfg.morfessor_train,
+                    teacher_hash);
+  }
+  const std::string teacher_path = path_join(options.out_dir, "teacher.tsv");
+  const std::string model_path = path_join(options.out_dir, "morfessor_model.bin");
+  const bool teacher_reused =
+      stamps.value("teacher", "") == hex64(teacher_hash) && file_exists(teacher_path);
+  TeacherTable table;
+  json teacher_json;
+  teacher_json["source"] = options.teacher_file.empty() ? "morfessor" : options.teacher_file;
+  if (teacher_reused) {
+    MORPHEUS_LOG(kInfo, "teacher: inputs unchanged, reusing ", teacher_path);
+    MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(teacher_path));
+    teacher_json["seconds"] = stamps.value("teacher_seconds", 0.0);
+  } else if (!options.teacher_file.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(options.teacher_file));
+  } else {
+    MORPHEUS_ASSIGN_OR_RETURN(table,
+                              train_morfessor(morfessor, types, corpus.counts(), options.out_dir));
+  }
+  // Cuts of every type; types the teacher does not know stay whole.
+  std::vector<Cuts> teacher_cuts(types.size());
+  uint64_t missing = 0, total_pieces = 0;
+  for (size_t t = 0; t < types.size(); ++t) {
+    auto it = table.find(types[t]);
+    if (it == table.end()) {
+      ++missing;
+    } else {
+      teacher_cuts[t] = it->second;
+    }
+    total_pieces += teacher_cuts[t].size() + 1;
+  }
+  if (!teacher_reused) {
+    MORPHEUS_RETURN_IF_ERROR(write_teacher_tsv(teacher_path, types, teacher_cuts));
+    teacher_json["seconds"] = seconds_since(start);
+    stamps["teacher"] = hex64(teacher_hash);
+    stamps["teacher_seconds"] = teacher_json["seconds"];
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
+  }
+  if (missing > 0) {
+    MORPHEUS_LOG(kWarning, "teacher: ", missing, " of ", types.size(),
+                 " word types have no segmentation in ", options.teacher_file,
+                 "; they stay unsegmented");
+  }
+  teacher_json["reused"] = teacher_reused;
+  teacher_json["types_without_segmentation"] = missing;
+  teacher_json["pieces_per_type"] =
+      static_cast<double>(total_pieces) / static_cast<double>(types.size());
+  teacher_json["file"] = teacher_path;
+  summary["teacher"] = teacher_json;
+  stage_seconds["teacher"] = seconds_since(start);
+
+  // ---- Stage 3: root correction (per type; counted per type and per occurrence).
+  start = Clock::now();
+  std::vector<Cuts> cuts = teacher_cuts;
+  RootLexicon lexicon;
+  json correction = {{"enabled", cfg.root_correction}};
+  if (cfg.root_correction) {
+    MORPHEUS_ASSIGN_OR_RETURN(lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
+    uint64_t types_changed = 0, tokens_changed = 0, labels_types = 0, labels_tokens = 0;
+    uint64_t teacher_labels_tokens = 0;
+    ProgressBar bar("roots", types.size(), "types");
+    for (size_t t = 0; t < types.size(); ++t) {
+      const uint64_t n = corpus.counts()[t];
+      teacher_labels_tokens += n * cuts[t].size();
+      const size_t removed = correct_root(lexicon, types[t], cfg.max_word_chars, &cuts[t]);
+      if (removed > 0) {
+        ++types_changed;
+        tokens_changed += n;
+        labels_types += removed;
+        labels_tokens += removed * n;
+      }
+      bar.add(1);
+    }
+    bar.finish();
+    correction["roots"] = lexicon.num_roots();
+    correction["suffix_chains"] = lexicon.num_suffix_chains();
+    correction["types_changed"] = types_changed;
+    correction["tokens_changed"] = tokens_changed;
+    correction["labels_removed_over_types"] = labels_types;
+    correction["labels_removed_over_tokens"] = labels_tokens;
+    correction["teacher_labels_over_tokens"] = teacher_labels_tokens;
+    MORPHEUS_LOG(kInfo, "root correction: ", types_changed, " types (", tokens_changed,
+                 " tokens) changed, ", labels_tokens, " of ", teacher_labels_tokens,
+                 " boundary labels removed (over tokens)");
+  }
+  summary["root_correction"] = correction;
+  stage_seconds["root_correction"] = seconds_since(start);
+
+  // ---- Stage 4: seeded train/dev split of sentences.
+  start = Clock::now();
+  const size_t num_sentences = corpus.sentences().size();
+  std::vector<uint8_t> is_dev(num_sentences, 0);
+  {
+    std::vector<size_t> order(num_sentences);
+    for (size_t i = 0; i < num_sentences; ++i) order[i] = i;
+    std::mt19937_64 rng(cfg.seed);
+    for (size_t i = num_sentences; i > 1; --i) {  // Fisher–Yates, portable across libraries
+      const size_t j = static_cast<size_t>(rng() % i);
+      std::swap(order[i - 1], order[j]);
+    }
+    const auto dev_count =
+        static_cast<size_t>(cfg.dev_fraction * static_cast<double>(num_sentences));
+    for (size_t i = 0; i < dev_count; ++i) is_dev[order[i]] = 1;
+    summary["split"] = {{"seed", cfg.seed},
+                        {"dev_fraction", cfg.dev_fraction},
+                        {"train_sentences", num_sentences - dev_count},
+                        {"dev_sentences", dev_count}};
+  }
+  stage_seconds["split"] = seconds_since(start);
+
+  // ---- Stage 5: vocabularies from the train split.
+  start = Clock::now();
+  std::vector<uint64_t> train_counts(types.size(), 0);
+  for (size_t s = 0; s < num_sentences; ++s) {
+    if (is_dev[s]) continue;
+    for (const Token& tok : corpus.sentences()[s]) ++train_counts[tok.type];
+  }
+  std::unordered_map<char32_t, uint64_t> char_counts;
+  std::unordered_map<std::u32string, uint64_t> word_counts, root_counts;
+  std::vector<std::u32string> roots(types.size());
+  for (size_t t = 0; t < types.size(); ++t) {
+    roots[t] = root_of(types[t], cuts[t]);
+    const uint64_t n = train_counts[t];
+    if (n == 0) continue;
+    for (char32_t c : types[t]) char_counts[c] += n;
+    word_counts[types[t]] += n;
+    root_counts[roots[t]] += n;
+  }
+  std::u32string always;
+  for (char32_t c : lower_code_points(cfg.char_always)) always.push_back(c);
+  const CharVocab char_vocab =
+      CharVocab::build(char_counts, cfg.char_coverage, cfg.char_min_count, always);
+  const CountVocab word_vocab =
+      CountVocab::build(word_counts, cfg.word_vocab_size, cfg.word_min_count);
+  const CountVocab root_vocab =
+      CountVocab::build(root_counts, cfg.root_vocab_size, cfg.root_min_count);
+  MORPHEUS_RETURN_IF_ERROR(char_vocab.save(path_join(options.out_dir, "char_vocab.json")));
+  MORPHEUS_RETURN_IF_ERROR(word_vocab.save(path_join(options.out_dir, "words.tsv")));
+  MORPHEUS_RETURN_IF_ERROR(root_vocab.save(path_join(options.out_dir, "roots.tsv")));
+  std::vector<uint32_t> word_ids(types.size()), root_ids(types.size());
+  uint64_t train_tokens = 0, word_known = 0, root_known = 0;
+  for (size_t t = 0; t < types.size(); ++t) {
+    word_ids[t] = word_vocab.id(types[t]);
+    root_ids[t] = root_vocab.id(roots[t]);
+    train_tokens += train_counts[t];
+    if (word_ids[t] != 0) word_known += train_counts[t];
+    if (root_ids[t] != 0) root_known += train_counts[t];
+  }
+  const auto share = [&](uint64_t n) {
+    return train_tokens == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(train_tokens);
+  };
+  summary["vocab"] = {
+      {"char_vocab_size", char_vocab.size()},     {"char_coverage", char_vocab.coverage()},
+      {"distinct_chars", char_counts.size()},     {"word_vocab_size", word_vocab.size()},
+      {"word_token_coverage", share(word_known)}, {"root_vocab_size", root_vocab.size()},
+      {"distinct_roots", root_counts.size()},     {"root_token_coverage", share(root_known)}};
+  stage_seconds["vocab"] = seconds_since(start);
+
+  // ---- Stage 6: caches.
+  start = Clock::now();
+  CacheInfo info;
+  info.max_word_chars = cfg.max_word_chars;
+  info.max_window_words = cfg.max_window_words;
+  info.char_vocab_size = char_vocab.size();
+  info.word_vocab_size = word_vocab.size();
+  info.root_vocab_size = root_vocab.size();
+  CacheWriter writers[2] = {CacheWriter(info), CacheWriter(info)};
+  uint64_t chunked[2] = {0, 0}, dropped_windows[2] = {0, 0};
+  {
+    ProgressBar bar("cache", num_sentences, "sentences");
+    std::vector<CacheWord> words;
+    for (size_t s = 0; s < num_sentences; ++s) {
+      const int split = is_dev[s];
+      words.clear();
+      for (const Token& tok : corpus.sentences()[s]) {
+        const std::u32string& text = types[tok.type];
+        const auto len = static_cast<uint32_t>(text.size());
+        for (uint32_t begin = 0; begin < len; begin += cfg.max_word_chars) {
+          const uint32_t n = std::min(cfg.max_word_chars, len - begin);
+          CacheWord w;
+          for (uint32_t j = 0; j < n; ++j) {
+            w.char_ids.push_back(static_cast<uint16_t>(char_vocab.id(text[begin + j])));
+            if (!tok.upper.empty() && tok.upper[begin + j]) w.case_bits |= 1u << j;
+          }
+          w.boundary_bits = boundary_bits_of(cuts[tok.type], begin, n);
+          w.word_id = word_ids[tok.type];
+          w.root_id = root_ids[tok.type];
+          if (len > cfg.max_word_chars) {
+            w.flags |= kWordIsChunk;
+            if (begin + n < len) w.flags |= kWordContinues;
+            ++chunked[split];
+          }
+          words.push_back(std::move(w));
+        }
+      }
+      for (size_t begin = 0; begin < words.size(); begin += cfg.max_window_words) {
+        const size_t end = std::min(words.size(), begin + cfg.max_window_words);
+        if (end - begin < cfg.min_window_words) {
+          ++dropped_windows[split];
+          continue;
+        }
+        writers[split].begin_window();
+        for (size_t i = begin; i < end; ++i) writers[split].add_word(words[i]);
+      }
+      bar.add(1);
+    }
+    bar.finish();
+  }
+  json cache_json;
+  const char* names[2] = {"train", "dev"};
+  uint64_t total_bytes = 0, total_reference = 0;
+  for (int split = 0; split < 2; ++split) {
+    const std::string path = path_join(options.out_dir, std::string(names[split]) + ".cache");
+    const std::string image = writers[split].serialize();
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path, image));
+    const uint64_t reference = reference_int64_cache_bytes(writers[split].num_windows());
+    total_bytes += image.size();
+    total_reference += reference;
+    cache_json[names[split]] = {
+        {"file", path},
+        {"windows", writers[split].num_windows()},
+        {"words", writers[split].num_words()},
+        {"chunk_words", chunked[split]},
+        {"windows_dropped_short", dropped_windows[split]},
+        {"bytes", image.size()},
+        {"int64_layout_bytes", reference},
+        {"ratio_to_int64_layout",
+         reference == 0 ? 0.0
+                        : static_cast<double>(image.size()) / static_cast<double>(reference)}};
+  }
+  cache_json["bytes"] = total_bytes;
+  cache_json["int64_layout_bytes"] = total_reference;
+  cache_json["ratio_to_int64_layout"] =
+      total_reference == 0
+          ? 0.0
+          : static_cast<double>(total_bytes) / static_cast<double>(total_reference);
+  summary["cache"] = cache_json;
+  stage_seconds["cache"] = seconds_since(start);
+
+  // ---- Stage 7 (optional): teacher scores against gold, with and without root correction.
+  if (!options.gold_file.empty()) {
+    start = Clock::now();
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldWord> gold, read_gold_file(options.gold_file));
+    std::vector<std::u32string> unknown;
+    for (const GoldWord& g : gold) {
+      if (table.count(g.word) == 0) unknown.push_back(g.word);
+    }
+    TeacherTable extra;
+    std::string unknown_words_by = "left unsegmented";
+    if (!unknown.empty() && options.teacher_file.empty() && file_exists(model_path)) {
+      MORPHEUS_ASSIGN_OR_RETURN(
+          extra, segment_with_morfessor(morfessor, model_path, unknown, options.out_dir));
+      unknown_words_by = "segmented by the trained Morfessor model (Viterbi)";
+    }
+    eval::BoundaryScorer raw_scorer, corrected_scorer;
+    uint64_t changed = 0;
+    for (const GoldWord& g : gold) {
+      Cuts c;
+      auto it = table.find(g.word);
+      if (it != table.end()) {
+        c = it->second;
+      } else if (auto e = extra.find(g.word); e != extra.end()) {
+        c = e->second;
+      }
+      std::vector<eval::Pieces> alts;
+      for (const auto& alt : g.alternatives) {
+        eval::Pieces p;
+        for (const std::u32string& piece : alt) p.push_back(utf8::encode(piece));
+        alts.push_back(std::move(p));
+      }
+      raw_scorer.add(to_utf8_pieces(g.word, c), alts);
+      if (cfg.root_correction && correct_root(lexicon, g.word, cfg.max_word_chars, &c) > 0) {
+        ++changed;
+      }
+      corrected_scorer.add(to_utf8_pieces(g.word, c), alts);
+    }
+    summary["gold"] = {{"file", options.gold_file},
+                       {"words", gold.size()},
+                       {"words_not_in_corpus", unknown.size()},
+                       {"words_not_in_corpus_are", unknown_words_by},
+                       {"teacher", scores_json(raw_scorer.scores())},
+                       {"teacher_root_corrected", scores_json(corrected_scorer.scores())},
+                       {"words_changed_by_root_correction", changed}};
+    stage_seconds["gold"] = seconds_since(start);
+  }
+
+  stage_seconds["total"] = seconds_since(total_start);
+  summary["stage_seconds"] = stage_seconds;
+  summary["config"] = config_json;
+  summary["cache_version"] = kCacheVersion;
+  summary["reused"] = false;
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(summary_path, summary.dump(2) + "\n"));
+  stamps["all"] = hex64(all_hash);
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
+  return summary;
+}
+
+}  // namespace morpheus::train

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// `morpheus prepare`: corpus → words → Morfessor teacher → root correction → vocabularies →
+// seeded train/dev split → compact caches, with a prepare.json summary. Torch-free.
+//
+// Output directory:
+//   teacher.tsv        word<TAB>pieces for every word type (lower-cased), the raw teacher
+//   char_vocab.json    character vocabulary (train/vocab.h)
+//   words.tsv          word vocabulary, roots.tsv root vocabulary (line i = id i)
+//   train.cache        training windows, dev.cache dev windows (train/cache.h)
+//   prepare.json       summary: counts, timings, label changes, sizes, teacher scores
+//   stamps.json        hashes of the inputs of finished stages (re-runs reuse them)
+//   morfessor_*        Morfessor's input, model, segmentation and log (when it ran)
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace morpheus::train {
+
+// The "prepare" section of a config file. Every field can be set with --set prepare.<field>=v.
+struct PrepareConfig {
+  // Longest word in characters that the cache stores whole: the paper's max_word_len 32 minus
+  // BOS and EOS. Longer words are stored as chunks of this many characters (train/cache.h). ≤ 32.
+  uint32_t max_word_chars = 30;
+  // Words per cache window (the paper's max_sent_len); sentences are cut into such windows.
+  uint32_t max_window_words = 32;
+  // Windows with fewer words are dropped (1 keeps every word).
+  uint32_t min_window_words = 1;
+  // Fraction of sentences held out as the dev split (the paper's 95/5). Never the test set.
+  double dev_fraction = 0.05;
+  // Seed of the train/dev split.
+  uint64_t seed = 42;
+  // Characters kept in the char vocabulary: most frequent first until this share of all
+  // character occurrences (of train-split words) is covered.
+  double char_coverage = 0.99995;
+  // Characters seen fewer times are never added by coverage (they map to UNK).
+  uint64_t char_min_count = 2;
+  // Characters always in the char vocabulary, seen or not (Turkish alphabet plus q w x â î û).
+  std::string char_always = "abcçdefgğhıijklmnoöprsştuüvyzqwxâîû";
+  // Word vocabulary (SGNS contexts): size including <unk>, and the minimum count.
+  uint32_t word_vocab_size = 120000;
+  uint64_t word_min_count = 5;
+  // Root vocabulary (contrastive loss): size including <unk>, and the minimum count.
+  uint32_t root_vocab_size = 30000;
+  uint64_t root_min_count = 2;
+  // Whether to apply the root correction (train/root_correction.h) to the teacher labels.
+  bool root_correction = true;
+  // Root lexicon (first field per line) and suffix-chain lexicon; relative to the working dir.
+  std::string root_lexicon = "node_modules/nlptoolkit-dictionary/turkish_dictionary.txt";
+  std::string suffix_lexicon = "node_modules/nlptoolkit-morphologicalanalysis/suffixes.txt";
+  // python3-morfessor: interpreter and scripts (the module imports only under /usr/bin/python3).
+  std::string morfessor_python = "/usr/bin/python3";
+  std::string morfessor_train = "/usr/bin/morfessor-train";
+  std::string morfessor_segment = "/usr/bin/morfessor-segment";
+  // Morfessor frequency dampening: "log" (default), "ones" (types) or "none" (tokens).
+  std::string morfessor_dampening = "log";
+  // Morfessor corpus weight (alpha).
+  double morfessor_corpusweight = 1.0;
+};
+
+// The defaults as JSON: {"prepare": {...}}.
+nlohmann::json prepare_config_defaults();
+// Parses a resolved {"prepare": {...}} object (as made by load_prepare_config) and checks ranges.
+StatusOr<PrepareConfig> prepare_config_from_json(const nlohmann::json& config);
+nlohmann::json prepare_config_to_json(const PrepareConfig& config);
+
+// Resolves the prepare config: defaults ← the "prepare" object of each file that has one (other
+// sections, such as "model", belong to other commands and are neither read nor validated here)
+// ← each --set, which must name a "prepare." key. Unknown keys and type changes are errors.
+// When `resolved` is given it receives {"prepare": {...}}.
+StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
+                                            const std::vector<std::string>& sets,
+                                            nlohmann::json* resolved = nullptr);
+
+struct PrepareOptions {
+  std::vector<std::string> corpus_files;  // plain text or treebank (auto-detected)
+  std::string out_dir;
+  std::string teacher_file;  // optional ready segmentation instead of running Morfessor
+  std::string gold_file;     // optional MC2010-style gold (word<TAB>alternatives) for scores
+  PrepareConfig config;
+};
+
+// Runs every stage, reusing those whose inputs are unchanged (stamps.json), and returns the
+// summary that it also writes to prepare.json.
+StatusOr<nlohmann::json> run_prepare(const PrepareOptions& options);
+
+// Reads a gold file: "word<TAB>alt , alt<TAB>…" with pieces space-separated; a first line
+// starting with "word\t" is a header. Words and pieces are lower-cased.
+struct GoldWord {
+  std::u32string word;
+  std::vector<std::vector<std::u32string>> alternatives;
+};
+StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path);
+
+}  // namespace morpheus::train

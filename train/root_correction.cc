@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "train/root_correction.h"
+
+#include <algorithm>
+
+#include "core/file_util.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+
+namespace morpheus::train {
+namespace {
+
+// Adds the lower-cased first field of every line of `path` to `out`.
+Status read_first_fields(const std::string& path, std::unordered_set<std::u32string>* out) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
+  std::string line;
+  while (reader.next(&line)) {
+    const size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    const size_t end = line.find_first_of(" \t\r", begin);
+    const std::string field = line.substr(begin, end == std::string::npos ? end : end - begin);
+    std::u32string word;
+    for (size_t pos = 0; pos < field.size();) {
+      const utf8::Decoded d = utf8::decode_one(field, pos);
+      word.push_back(unicode::to_lower(d.code_point));
+      pos += d.length;
+    }
+    out->insert(std::move(word));
+  }
+  return reader.status();
+}
+
+// p/ç/t/k for a softened final b/c/d/g/ğ, else 0.
+char32_t hardened(char32_t c) {
+  switch (c) {
+    case U'b':
+      return U'p';
+    case U'c':
+      return U'ç';
+    case U'd':
+      return U't';
+    case U'g':
+    case U'ğ':
+      return U'k';
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
+                                        const std::string& suffixes_path) {
+  RootLexicon lexicon;
+  MORPHEUS_RETURN_IF_ERROR(read_first_fields(roots_path, &lexicon.roots_));
+  MORPHEUS_RETURN_IF_ERROR(read_first_fields(suffixes_path, &lexicon.suffixes_));
+  return lexicon;
+}
+
+bool RootLexicon::root_match(const std::u32string& t) const {
+  if (t.empty()) return false;
+  if (roots_.count(t) > 0) return true;
+  const char32_t hard = hardened(t.back());
+  if (hard == 0) return false;
+  std::u32string desoftened = t;
+  desoftened.back() = hard;
+  return roots_.count(desoftened) > 0;
+}
+
+size_t RootLexicon::root_split(const std::u32string& word) const {
+  for (size_t len = word.size(); len >= 1; --len) {
+    if (!root_match(word.substr(0, len))) continue;
+    if (len == word.size() || suffixes_.count(word.substr(len)) > 0) return len;
+  }
+  return 0;
+}
+
+size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,
+                    Cuts* cuts) {
+  const size_t root = lexicon.root_split(word);
+  if (root == 0 || root >= word.size() || root > max_root) return 0;
+  if (std::find(cuts->begin(), cuts->end(), root) == cuts->end()) return 0;
+  const auto first_kept = std::find(cuts->begin(), cuts->end(), root);
+  const auto removed = static_cast<size_t>(first_kept - cuts->begin());
+  cuts->erase(cuts->begin(), first_kept);
+  return removed;
+}
+
+std::u32string root_of(const std::u32string& word, const Cuts& cuts) {
+  return cuts.empty() ? word : word.substr(0, cuts.front());
+}
+
+}  // namespace morpheus::train

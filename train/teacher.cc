@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+#include "train/teacher.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <sstream>
+#include <thread>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "core/progress.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "tokenizer/segmentation_file.h"
+#include "train/corpus.h"
+
+extern char** environ;
+
+namespace morpheus::train {
+namespace {
+
+std::string last_lines(const std::string& path, size_t n) {
+  StatusOr<std::string> text = read_file(path);
+  if (!text.ok()) return {};
+  std::deque<std::string> lines;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (lines.size() > n) lines.pop_front();
+  }
+  std::string out;
+  for (const std::string& l : lines) out += "\n  | " + l;
+  return out;
+}
+
+bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+}  // namespace
+
+Cuts cuts_from_pieces(const std::vector<std::u32string>& pieces) {
+  Cuts cuts;
+  uint32_t pos = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (pieces[i].empty()) continue;
+    if (pos > 0) cuts.push_back(pos);
+    pos += static_cast<uint32_t>(pieces[i].size());
+  }
+  return cuts;
+}
+
+std::vector<std::u32string> pieces_from_cuts(const std::u32string& word, const Cuts& cuts) {
+  std::vector<std::u32string> pieces;
+  size_t begin = 0;
+  for (uint32_t cut : cuts) {
+    MORPHEUS_CHECK(cut > begin && cut < word.size(), "cut ", cut, " out of order or outside a ",
+                   word.size(), "-character word");
+    pieces.push_back(word.substr(begin, cut - begin));
+    begin = cut;
+  }
+  pieces.push_back(word.substr(begin));
+  return pieces;
+}
+
+StatusOr<TeacherTable> read_teacher_tsv(const std::string& path) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
+  TeacherTable table;
+  std::unordered_map<std::u32string, uint64_t> first_line;
+  std::string line;
+  while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    StatusOr<tokenizer::SegmentedWord> parsed = tokenizer::parse_segmentation_line(line);
+    if (!parsed.ok()) {
+      Status s = parsed.status();
+      return s.prepend(path + ": line " + std::to_string(reader.line_number()))
+          .with_hint("each line must be word<TAB>piece piece …, the pieces spelling the word");
+    }
+    std::u32string word = lower_code_points(parsed->word);
+    std::vector<std::u32string> pieces;
+    for (const std::string& p : parsed->pieces) pieces.push_back(lower_code_points(p));
+    Cuts cuts = cuts_from_pieces(pieces);
+    auto it = table.find(word);
+    if (it != table.end()) {
+      if (it->second != cuts) {
+        return invalid_argument(
+            path + ": line " + std::to_string(reader.line_number()) + ": word '" + parsed->word +
+                "' was already segmented differently on line " + std::to_string(first_line[word]),
+            "keep one segmentation per (lower-cased) word");
+      }
+      continue;
+    }
+    first_line[word] = reader.line_number();
+    table.emplace(std::move(word), std::move(cuts));
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return table;
+}
+
+Status write_teacher_tsv(const std::string& path, const std::vector<std::u32string>& types,
+                         const std::vector<Cuts>& cuts) {
+  MORPHEUS_CHECK(types.size() == cuts.size(), "types and cuts differ in size");
+  AtomicFileWriter writer;
+  MORPHEUS_RETURN_IF_ERROR(writer.open(path));
+  std::string buffer;
+  for (size_t i = 0; i < types.size(); ++i) {
+    buffer += utf8::encode(types[i]);
+    buffer += '\t';
+    const std::vector<std::u32string> pieces = pieces_from_cuts(types[i], cuts[i]);
+    for (size_t p = 0; p < pieces.size(); ++p) {
+      if (p > 0) buffer += ' ';
+      buffer += utf8::encode(pieces[p]);
+    }
+    buffer += '\n';
+    if (buffer.size() > (1u << 20)) {
+      MORPHEUS_RETURN_IF_ERROR(writer.write(buffer));
+      buffer.clear();
+    }
+  }
+  MORPHEUS_RETURN_IF_ERROR(writer.write(buffer));
+  return writer.commit();
+}
+
+StatusOr<TeacherTable> read_morfessor_segmentation(const std::string& path) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
+  TeacherTable table;
+  std::string line;
+  while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = path + ": line " + std::to_string(reader.line_number());
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0) {
+      return data_loss(where + ": expected 'count morph + morph', got '" + line + "'");
+    }
+    std::vector<std::u32string> pieces;
+    std::u32string word;
+    std::string_view rest = std::string_view(line).substr(space + 1);
+    while (true) {
+      const size_t sep = rest.find(" + ");
+      const std::string_view morph = rest.substr(0, sep);
+      if (morph.empty()) return data_loss(where + ": empty morph in '" + line + "'");
+      pieces.push_back(lower_code_points(morph));
+      word += pieces.back();
+      if (sep == std::string_view::npos) break;
+      rest = rest.substr(sep + 3);
+    }
+    table[word] = cuts_from_pieces(pieces);
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return table;
+}
+
+Status run_subprocess(const std::vector<std::string>& argv, const std::string& log_path,
+                      const std::string& label) {
+  MORPHEUS_CHECK(!argv.empty(), "run_subprocess needs a program");
+  if (!is_executable(argv[0])) {
+    return not_found("cannot run '" + argv[0] + "': no such executable");
+  }
+  std::vector<char*> c_argv;
+  for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, c_argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return io_error("cannot start '" + argv[0] + "': " + std::strerror(rc));
+  }
+  ProgressBar bar(label, 0, "s");
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      return io_error("waiting for '" + argv[0] + "': " + std::strerror(errno));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    bar.set(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+            .count()));
+  }
+  bar.finish();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ok_status();
+  std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                      : "was killed by signal " + std::to_string(WTERMSIG(status));
+  return internal_error("'" + argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + "' " + how +
+                            "; last lines of " + log_path + ":" + last_lines(log_path, 8),
+                        "see " + log_path);
+}
+
+Status check_morfessor(const MorfessorOptions& options) {
+  for (const std::string& path : {options.python, options.train_script, options.segment_script}) {
+    if (!file_exists(path)) {
+      return failed_precondition("Morfessor is not available: '" + path + "' does not exist",
+                                 "apt-get install python3-morfessor, or pass a ready segmentation "
+                                 "with --teacher FILE.tsv");
+    }
+  }
+  return ok_status();
+}
+
+StatusOr<TeacherTable> train_morfessor(const MorfessorOptions& options,
+                                       const std::vector<std::u32string>& types,
+                                       const std::vector<uint64_t>& counts,
+                                       const std::string& work_dir) {
+  MORPHEUS_CHECK(types.size() == counts.size(), "types and counts differ in size");
+  MORPHEUS_RETURN_IF_ERROR(check_morfessor(options));
+  const std::string counts_path = path_join(work_dir, "morfessor_counts.txt");
+  const std::string model_path = path_join(work_dir, "morfessor_model.bin");
+  const std::string segm_path = path_join(work_dir, "morfessor_segmentation.txt");
+  const std::string log_path = path_join(work_dir, "morfessor.log");
+  std::string text;
+  for (size_t i = 0; i < types.size(); ++i) {
+    text += std::to_string(counts[i]) + " " + utf8::encode(types[i]) + "\n";
+  }
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(counts_path, text));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(log_path, ""));
+  std::ostringstream weight;
+  weight << options.corpusweight;
+  MORPHEUS_LOG(kInfo, "training Morfessor Baseline on ", types.size(), " types (dampening ",
+               options.dampening, "); log: ", log_path);
+  MORPHEUS_RETURN_IF_ERROR(run_subprocess(
+      {options.python, options.train_script, "--traindata-list", "-e", "utf-8", "-m", "init+batch",
+       "-d", options.dampening, "-w", weight.str(), "-s", model_path, "-S", segm_path, counts_path},
+      log_path, "teacher"));
+  MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table, read_morfessor_segmentation(segm_path));
+  size_t missing = 0;
+  for (const std::u32string& t : types) missing += table.count(t) == 0 ? 1u : 0u;
+  if (missing > 0) {
+    return data_loss(segm_path + ": Morfessor returned no segmentation for " +
+                         std::to_string(missing) + " of " + std::to_string(types.size()) +
+                         " word types",
+                     "see " + log_path);
+  }
+  return table;
+}
+
+StatusOr<TeacherTable> segment_with_morfessor(const MorfessorOptions& options,
+                                              const std::string& model_path,
+                                              const std::vector<std::u32string>& words,
+                                              const std::string& work_dir) {
+  MORPHEUS_RETURN_IF_ERROR(check_morfessor(options));
+  const std::string in_path = path_join(work_dir, "morfessor_segment_in.txt");
+  const std::string out_path = path_join(work_dir, "morfessor_segment_out.txt");
+  const std::string log_path = path_join(work_dir, "morfessor_segment.log");
+  std::string text;
+  for (const std::u32string& w : words) text += utf8::encode(w) + "\n";
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(in_path, text));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(log_path, ""));
+  MORPHEUS_RETURN_IF_ERROR(run_subprocess({options.python, options.segment_script, "-e", "utf-8",
+                                           "-l", model_path, "-o", out_path, in_path},
+                                          log_path, "teacher-segment"));
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(out_path, /*validate_utf8=*/true));
+  TeacherTable table;
+  std::string line;
+  size_t i = 0;
+  while (reader.next(&line)) {
+    if (line.empty()) continue;
+    if (i >= words.size()) break;
+    std::vector<std::u32string> pieces;
+    std::u32string joined;
+    std::istringstream in(line);
+    std::string piece;
+    while (in >> piece) {
+      pieces.push_back(lower_code_points(piece));
+      joined += pieces.back();
+    }
+    if (joined != words[i]) {
+      return data_loss(out_path + ": line " + std::to_string(reader.line_number()) + ": '" + line +
+                       "' does not spell '" + utf8::encode(words[i]) + "'");
+    }
+    table[words[i]] = cuts_from_pieces(pieces);
+    ++i;
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  if (i != words.size()) {
+    return data_loss(out_path + ": " + std::to_string(i) + " segmentations for " +
+                     std::to_string(words.size()) + " words");
+  }
+  return table;
+}
+
+}  // namespace morpheus::train
