@@ -19,20 +19,21 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
   if (key_mask.defined()) {
     TORCH_CHECK(key_mask.dtype() == torch::kBool && key_mask.dim() == 2 &&
                     key_mask.size(0) == q.size(0) && key_mask.size(1) == tk,
-                "key_mask must be bool [B,Tk] = [", q.size(0), ",", tk, "], got ",
-                key_mask.sizes(), " ", key_mask.dtype());
+                "key_mask must be bool [B,Tk] = [", q.size(0), ",", tk, "], got ", key_mask.sizes(),
+                " ", key_mask.dtype());
     allowed = key_mask.view({key_mask.size(0), 1, 1, tk});
   }
   if (causal) {
-    torch::Tensor tri = torch::ones({tq, tk}, q.options().dtype(torch::kBool)).tril().view(
-        {1, 1, tq, tk});
+    torch::Tensor tri =
+        torch::ones({tq, tk}, q.options().dtype(torch::kBool)).tril().view({1, 1, tq, tk});
     allowed = allowed.defined() ? allowed.logical_and(tri) : tri;
   }
   if (allowed.defined()) {
     scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
   }
   torch::Tensor weights = torch::softmax(scores, -1);
-  if (allowed.defined()) weights = weights.masked_fill(allowed.logical_not(), 0.0);  // kill NaN rows
+  if (allowed.defined())
+    weights = weights.masked_fill(allowed.logical_not(), 0.0);  // kill NaN rows
   if (training && dropout > 0) weights = torch::dropout(weights, dropout, true);
   return torch::matmul(weights, v);
 }
@@ -74,8 +75,9 @@ void RopeSelfAttentionImpl::reset() {
   qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
   proj = register_module("proj", torch::nn::Linear(d, d));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
-  rope = register_module("rope", Rope(RopeOptions(d / options.num_heads(), options.max_len())
-                                          .base(options.rope_base())));
+  rope = register_module(
+      "rope",
+      Rope(RopeOptions(d / options.num_heads(), options.max_len()).base(options.rope_base())));
   drop = register_module("drop", torch::nn::Dropout(options.dropout()));
 }
 

@@ -32,17 +32,18 @@ torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& 
                                    const Rope& rope, int64_t num_heads, double dropout,
                                    bool training);
 
-// Pre-norm FFN: Sequential(0 LayerNorm(D), 1 Linear(D,hidden), 2 GELU, 3 Dropout, 4 Linear(hidden,D),
-// 5 Dropout); the caller adds the residual. Index layout matches the reference state keys.
+// Pre-norm FFN: Sequential(0 LayerNorm(D), 1 Linear(D,hidden), 2 GELU, 3 Dropout, 4
+// Linear(hidden,D), 5 Dropout); the caller adds the residual. Index layout matches the reference
+// state keys.
 torch::nn::Sequential make_ffn(int64_t dim, int64_t hidden, double dropout);
 
 struct RopeSelfAttentionOptions {
   RopeSelfAttentionOptions(int64_t dim, int64_t num_heads, int64_t max_len)
       : dim_(dim), num_heads_(num_heads), max_len_(max_len) {}
-  TORCH_ARG(int64_t, dim);            // D
-  TORCH_ARG(int64_t, num_heads);      // H, D % H == 0, Dh even
-  TORCH_ARG(int64_t, max_len);        // RoPE cache positions
-  TORCH_ARG(double, dropout) = 0.0;   // attention-weight and output dropout
+  TORCH_ARG(int64_t, dim);           // D
+  TORCH_ARG(int64_t, num_heads);     // H, D % H == 0, Dh even
+  TORCH_ARG(int64_t, max_len);       // RoPE cache positions
+  TORCH_ARG(double, dropout) = 0.0;  // attention-weight and output dropout
   TORCH_ARG(double, rope_base) = 10000;
 };
 

@@ -24,8 +24,9 @@ void DetectorLayerImpl::reset() {
   qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
   proj = register_module("proj", torch::nn::Linear(d, d));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
-  rope = register_module("rope", Rope(RopeOptions(d / options.num_heads(), options.max_len())
-                                          .base(options.rope_base())));
+  rope = register_module(
+      "rope",
+      Rope(RopeOptions(d / options.num_heads(), options.max_len()).base(options.rope_base())));
   boundary_scorer = register_module(
       "boundary_scorer", torch::nn::Sequential(torch::nn::Linear(2 * d, d), torch::nn::GELU(),
                                                torch::nn::Linear(d, 1)));

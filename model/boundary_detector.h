@@ -25,7 +25,7 @@ struct ModelConfig;
 torch::Tensor gap_mask(const torch::Tensor& mask);
 
 struct DetectorOutput {
-  torch::Tensor logits;                    // [B,T-1] final-layer gap logits
+  torch::Tensor logits;                     // [B,T-1] final-layer gap logits
   std::vector<torch::Tensor> layer_logits;  // M × [B,T-1], layer order; back() == logits
 };
 
@@ -67,8 +67,9 @@ struct BoundaryDetectorOptions {
   TORCH_ARG(int64_t, max_len) = 64;
   TORCH_ARG(double, dropout) = 0.1;
   TORCH_ARG(double, rope_base) = 10000;
-  TORCH_ARG(double, pos_weight) = 4.0;                                  // buffer aux pos_weight
-  TORCH_ARG(std::vector<double>, depth_weights) = std::vector<double>{};  // default 0.85+0.15(l+1)/M
+  TORCH_ARG(double, pos_weight) = 4.0;  // buffer aux pos_weight
+  TORCH_ARG(std::vector<double>,
+            depth_weights) = std::vector<double>{};  // default 0.85+0.15(l+1)/M
 };
 BoundaryDetectorOptions make_detector_options(const ModelConfig& config);
 

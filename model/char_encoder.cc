@@ -22,7 +22,8 @@ void MultiScaleCnnImpl::reset() {
             torch::nn::Conv1dOptions(options.dim(), options.channels(), k).padding(k / 2)),
         torch::nn::GELU()));
   }
-  norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.dim()})));
+  norm =
+      register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.dim()})));
 }
 
 torch::Tensor MultiScaleCnnImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
@@ -63,10 +64,9 @@ CharEncoderImpl::CharEncoderImpl(const CharEncoderOptions& options_) : options(o
 void CharEncoderImpl::reset() {
   const int64_t d = options.dim();
   char_embedding = register_module(
-      "char_embedding",
-      torch::nn::Embedding(
-          torch::nn::EmbeddingOptions(options.vocab_size(), options.char_embed_dim())
-              .padding_idx(0)));
+      "char_embedding", torch::nn::Embedding(torch::nn::EmbeddingOptions(options.vocab_size(),
+                                                                         options.char_embed_dim())
+                                                 .padding_idx(0)));
   case_embedding =
       register_module("case_embedding", torch::nn::Embedding(2, options.case_embed_dim()));
   embed_proj = register_module(
@@ -83,12 +83,12 @@ void CharEncoderImpl::reset() {
                               .rope_base(options.rope_base())));
     ffns->push_back(make_ffn(d, options.ffn_mult() * d, options.dropout()));
   }
-  final_norm = register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  final_norm =
+      register_module("final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
 }
 
 torch::Tensor CharEncoderImpl::forward(const torch::Tensor& char_ids,
-                                       const torch::Tensor& case_flags,
-                                       const torch::Tensor& mask) {
+                                       const torch::Tensor& case_flags, const torch::Tensor& mask) {
   TORCH_CHECK(char_ids.dim() == 2 && char_ids.dtype() == torch::kLong,
               "char_ids must be int64 [B,T], got ", char_ids.sizes(), " ", char_ids.dtype());
   TORCH_CHECK(case_flags.sizes() == char_ids.sizes() && case_flags.dtype() == torch::kLong,

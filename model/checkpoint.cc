@@ -2,14 +2,14 @@
 // Checkpoint directory save/load with atomic directory replacement.
 #include "model/checkpoint.h"
 
+#include <torch/serialize.h>
+#include <torch/torch.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <torch/serialize.h>
-#include <torch/torch.h>
 
 #include "core/file_util.h"
 #include "core/json_config.h"
@@ -52,7 +52,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
     module.save(archive);
     archive.save_to((tmp / "model.pt").string());
   } catch (const c10::Error& e) {
-    return fail(io_error("cannot write " + (tmp / "model.pt").string() + ": " + e.what_without_backtrace()));
+    return fail(io_error("cannot write " + (tmp / "model.pt").string() + ": " +
+                         e.what_without_backtrace()));
   }
   std::string config_text = extras.config_json;
   if (config_text.empty()) {
@@ -82,7 +83,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
     if (ec) return fail(io_error("cannot move aside " + target.string() + ": " + ec.message()));
   }
   fs::rename(tmp, target, ec);
-  if (ec) return fail(io_error("cannot rename " + tmp.string() + " to " + dir + ": " + ec.message()));
+  if (ec)
+    return fail(io_error("cannot rename " + tmp.string() + " to " + dir + ": " + ec.message()));
   if (had_old) fs::remove_all(old, ec);
   return ok_status();
 }

@@ -12,11 +12,11 @@ namespace morpheus::model {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     ModelConfig, char_vocab_size, word_vocab_size, root_vocab_size, char_dim, char_embed_dim,
     case_embed_dim, n_layers_encoder, n_layers_detector, num_heads, ffn_mult, max_word_len,
-    max_sent_len, max_segs, cnn_kernels, cnn_channels, rope_base, dropout, threshold,
-    min_seg_mass, pos_weight, count_loss_w, depth_weights, use_mlm, mlm_ctx_layers,
-    mlm_dec_layers, mlm_ctx_ffn_mult, mlm_dec_ffn_mult, mlm_mask_rate, sgns_n_negatives,
-    sgns_window, ctr_temperature, aux_weight_start, aux_weight_end, aux_weight_decay, sgns_weight,
-    ctr_weight, mlm_weight)
+    max_sent_len, max_segs, cnn_kernels, cnn_channels, rope_base, dropout, threshold, min_seg_mass,
+    pos_weight, count_loss_w, depth_weights, use_mlm, mlm_ctx_layers, mlm_dec_layers,
+    mlm_ctx_ffn_mult, mlm_dec_ffn_mult, mlm_mask_rate, sgns_n_negatives, sgns_window,
+    ctr_temperature, aux_weight_start, aux_weight_end, aux_weight_decay, sgns_weight, ctr_weight,
+    mlm_weight)
 
 namespace {
 
@@ -61,8 +61,7 @@ Status ModelConfig::Validate() const {
                                 " heads of even width",
                             "RoPE needs an even head dimension char_dim/num_heads");
   }
-  if (cnn_kernels.empty() ||
-      static_cast<int64_t>(cnn_kernels.size()) * cnn_channels != char_dim) {
+  if (cnn_kernels.empty() || static_cast<int64_t>(cnn_kernels.size()) * cnn_channels != char_dim) {
     return invalid_argument("model.cnn_kernels (" + std::to_string(cnn_kernels.size()) +
                                 " widths) × model.cnn_channels (" + std::to_string(cnn_channels) +
                                 ") must equal model.char_dim (" + std::to_string(char_dim) + ")",
@@ -70,19 +69,18 @@ Status ModelConfig::Validate() const {
   }
   for (int64_t k : cnn_kernels) MORPHEUS_RETURN_IF_ERROR(check_int("cnn_kernels[]", k, 1, 64));
   if (static_cast<int64_t>(depth_weights.size()) != n_layers_detector) {
-    return invalid_argument("model.depth_weights has " + std::to_string(depth_weights.size()) +
-                                " entries, expected n_layers_detector = " +
-                                std::to_string(n_layers_detector),
-                            "give one deep-supervision weight per detector layer");
+    return invalid_argument(
+        "model.depth_weights has " + std::to_string(depth_weights.size()) +
+            " entries, expected n_layers_detector = " + std::to_string(n_layers_detector),
+        "give one deep-supervision weight per detector layer");
   }
   auto check_real = [](const char* name, double v, double lo, double hi, bool lo_open,
                        bool hi_open) -> Status {
     const bool bad = std::isnan(v) || (lo_open ? v <= lo : v < lo) || (hi_open ? v >= hi : v > hi);
     if (bad) {
       return out_of_range(name, std::to_string(v),
-                          std::string("a number in ") + (lo_open ? "(" : "[") +
-                              std::to_string(lo) + ", " + std::to_string(hi) +
-                              (hi_open ? ")" : "]"));
+                          std::string("a number in ") + (lo_open ? "(" : "[") + std::to_string(lo) +
+                              ", " + std::to_string(hi) + (hi_open ? ")" : "]"));
     }
     return ok_status();
   };
@@ -94,13 +92,11 @@ Status ModelConfig::Validate() const {
   MORPHEUS_RETURN_IF_ERROR(check_real("pos_weight", pos_weight, 0.0, kBig, true, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("count_loss_w", count_loss_w, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("mlm_mask_rate", mlm_mask_rate, 0.0, 1.0, true, true));
-  MORPHEUS_RETURN_IF_ERROR(
-      check_real("ctr_temperature", ctr_temperature, 0.0, kBig, true, false));
+  MORPHEUS_RETURN_IF_ERROR(check_real("ctr_temperature", ctr_temperature, 0.0, kBig, true, false));
   MORPHEUS_RETURN_IF_ERROR(
       check_real("aux_weight_start", aux_weight_start, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("aux_weight_end", aux_weight_end, 0.0, kBig, false, false));
-  MORPHEUS_RETURN_IF_ERROR(
-      check_real("aux_weight_decay", aux_weight_decay, 0.0, 1.0, true, false));
+  MORPHEUS_RETURN_IF_ERROR(check_real("aux_weight_decay", aux_weight_decay, 0.0, 1.0, true, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("sgns_weight", sgns_weight, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("ctr_weight", ctr_weight, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("mlm_weight", mlm_weight, 0.0, kBig, false, false));

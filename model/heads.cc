@@ -35,8 +35,8 @@ SgnsHeadOptions make_sgns_options(const ModelConfig& c) {
 SgnsHeadImpl::SgnsHeadImpl(const SgnsHeadOptions& options_) : options(options_) { reset(); }
 
 void SgnsHeadImpl::reset() {
-  context_embedding = register_module(
-      "context_embedding", torch::nn::Embedding(options.vocab_size(), options.dim()));
+  context_embedding = register_module("context_embedding",
+                                      torch::nn::Embedding(options.vocab_size(), options.dim()));
   {
     torch::NoGradGuard no_grad;
     context_embedding->weight.normal_(0.0, 0.02);
@@ -61,17 +61,18 @@ torch::Tensor SgnsHeadImpl::forward(const torch::Tensor& centre, const torch::Te
                                     const torch::Tensor& word_index) {
   TORCH_CHECK(centre.dim() == 2 && centre.size(1) == options.dim(), "centre must be [N,",
               options.dim(), "], got ", centre.sizes());
-  TORCH_CHECK(word_ids.dim() == 1 && word_ids.size(0) == centre.size(0) &&
-                  word_ids.dtype() == torch::kLong,
-              "word_ids must be int64 [N], got ", word_ids.sizes());
+  TORCH_CHECK(
+      word_ids.dim() == 1 && word_ids.size(0) == centre.size(0) && word_ids.dtype() == torch::kLong,
+      "word_ids must be int64 [N], got ", word_ids.sizes());
   const int64_t b = word_index.size(0), w = word_index.size(1), win = options.window();
   const int64_t k = options.n_negatives();
   const auto dev = centre.device();
-  torch::Tensor valid = word_index.ge(0);                                      // [B,W]
-  torch::Tensor c = to_sentence_layout(centre, word_index);                    // [B,W,D]
-  torch::Tensor ids = to_sentence_layout(word_ids, word_index);                // [B,W], 0 empty
-  torch::Tensor offs = torch::cat({torch::arange(-win, 0, torch::TensorOptions(dev).dtype(torch::kLong)),
-                                   torch::arange(1, win + 1, torch::TensorOptions(dev).dtype(torch::kLong))});
+  torch::Tensor valid = word_index.ge(0);                        // [B,W]
+  torch::Tensor c = to_sentence_layout(centre, word_index);      // [B,W,D]
+  torch::Tensor ids = to_sentence_layout(word_ids, word_index);  // [B,W], 0 empty
+  torch::Tensor offs =
+      torch::cat({torch::arange(-win, 0, torch::TensorOptions(dev).dtype(torch::kLong)),
+                  torch::arange(1, win + 1, torch::TensorOptions(dev).dtype(torch::kLong))});
   torch::Tensor pos = torch::arange(w, offs.options()).unsqueeze(1) + offs.unsqueeze(0);  // [W,2w]
   torch::Tensor in_range = pos.ge(0).logical_and(pos.lt(w));
   torch::Tensor posc = pos.clamp(0, w - 1);
@@ -80,18 +81,17 @@ torch::Tensor SgnsHeadImpl::forward(const torch::Tensor& centre, const torch::Te
   torch::Tensor pair = valid.unsqueeze(-1)
                            .logical_and(in_range.unsqueeze(0))
                            .logical_and(ctx_valid)
-                           .logical_and(ctx_ids.ne(0));                        // [B,W,2w]
+                           .logical_and(ctx_ids.ne(0));  // [B,W,2w]
   torch::Tensor pairf = pair.to(centre.dtype());
-  torch::Tensor u = context_embedding(ctx_ids);                               // [B,W,2w,D]
+  torch::Tensor u = context_embedding(ctx_ids);  // [B,W,2w,D]
   torch::Tensor pos_score = (u * c.unsqueeze(2)).sum(-1).clamp(-30, 30);
   torch::Tensor n_pairs = pairf.sum();
-  torch::Tensor pos_loss =
-      -(torch::log_sigmoid(pos_score) * pairf).sum() / n_pairs.clamp_min(1.0);
-  torch::Tensor neg_ids = torch::multinomial(neg_dist, b * w * k, /*replacement=*/true)
-                              .view({b, w, k});
-  torch::Tensor nv = context_embedding(neg_ids);                              // [B,W,K,D]
-  torch::Tensor neg_score = (nv * c.unsqueeze(2)).sum(-1).clamp(-30, 30);     // [B,W,K]
-  torch::Tensor per_centre = pairf.sum(-1);                                   // [B,W]
+  torch::Tensor pos_loss = -(torch::log_sigmoid(pos_score) * pairf).sum() / n_pairs.clamp_min(1.0);
+  torch::Tensor neg_ids =
+      torch::multinomial(neg_dist, b * w * k, /*replacement=*/true).view({b, w, k});
+  torch::Tensor nv = context_embedding(neg_ids);                           // [B,W,K,D]
+  torch::Tensor neg_score = (nv * c.unsqueeze(2)).sum(-1).clamp(-30, 30);  // [B,W,K]
+  torch::Tensor per_centre = pairf.sum(-1);                                // [B,W]
   torch::Tensor neg_loss = -(torch::log_sigmoid(-neg_score).sum(-1) * per_centre).sum() /
                            (n_pairs * double(k)).clamp_min(1.0);
   return pos_loss + neg_loss;
@@ -134,7 +134,8 @@ void PreLnEncoderLayerImpl::reset() {
   const int64_t d = options.dim();
   self_attn = register_module(
       "self_attn",
-      MultiheadAttention(MultiheadAttentionOptions(d, options.num_heads()).dropout(options.dropout())));
+      MultiheadAttention(
+          MultiheadAttentionOptions(d, options.num_heads()).dropout(options.dropout())));
   linear1 = register_module("linear1", torch::nn::Linear(d, options.ffn()));
   linear2 = register_module("linear2", torch::nn::Linear(options.ffn(), d));
   norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
@@ -195,8 +196,7 @@ void MlmHeadImpl::reset() {
   mask_token = register_parameter("mask_token", torch::randn({d}) * 0.02);
   word_pos_embed =
       register_module("word_pos_embed", torch::nn::Embedding(options.max_sent_len(), d));
-  char_embed = register_module(
-      "char_embed", torch::nn::Embedding(options.char_vocab_size(), d));
+  char_embed = register_module("char_embed", torch::nn::Embedding(options.char_vocab_size(), d));
   char_pos_embed =
       register_module("char_pos_embed", torch::nn::Embedding(options.max_word_len(), d));
   context_encoder = register_module("context_encoder", torch::nn::ModuleList());
@@ -219,8 +219,7 @@ MlmOutput MlmHeadImpl::forward(const torch::Tensor& words, const torch::Tensor& 
               options.dim(), "], got ", words.sizes());
   TORCH_CHECK(char_ids.dim() == 2 && char_ids.size(0) == words.size(0) &&
                   char_ids.dtype() == torch::kLong && char_ids.size(1) <= options.max_word_len(),
-              "char_ids must be int64 [N,T<=", options.max_word_len(), "], got ",
-              char_ids.sizes());
+              "char_ids must be int64 [N,T<=", options.max_word_len(), "], got ", char_ids.sizes());
   TORCH_CHECK(word_index.dim() == 2 && word_index.size(1) <= options.max_sent_len(),
               "word_index must be [B,W<=", options.max_sent_len(), "], got ", word_index.sizes());
   const int64_t b = word_index.size(0), w = word_index.size(1), t = char_ids.size(1);
@@ -234,8 +233,9 @@ MlmOutput MlmHeadImpl::forward(const torch::Tensor& words, const torch::Tensor& 
   masked = masked.logical_and(valid);
   torch::Tensor x = to_sentence_layout(words, word_index);  // [B,W,D]
   x = torch::where(masked.unsqueeze(-1), mask_token.view({1, 1, -1}).expand_as(x), x);
-  x = drop(x + word_pos_embed(torch::arange(w, torch::TensorOptions(dev).dtype(torch::kLong)))
-                   .unsqueeze(0));
+  x = drop(
+      x +
+      word_pos_embed(torch::arange(w, torch::TensorOptions(dev).dtype(torch::kLong))).unsqueeze(0));
   for (const auto& layer : *context_encoder) {
     x = layer->as<PreLnEncoderLayer>()->forward(x, valid);
   }
@@ -252,8 +252,8 @@ MlmOutput MlmHeadImpl::forward(const torch::Tensor& words, const torch::Tensor& 
   const int64_t m = target.size(0);
   torch::Tensor bos = torch::full({m, 1}, int64_t{2}, target.options());
   torch::Tensor input = torch::cat({bos, target.slice(1, 0, t - 1)}, 1);  // [M,T]
-  torch::Tensor y = char_embed(input) +
-                    char_pos_embed(torch::arange(t, target.options())).unsqueeze(0);
+  torch::Tensor y =
+      char_embed(input) + char_pos_embed(torch::arange(t, target.options())).unsqueeze(0);
   y = drop(y);
   for (const auto& layer : *char_decoder) {
     y = layer->as<PreLnDecoderLayer>()->forward(y, memory);

@@ -116,9 +116,9 @@ struct MlmHeadOptions {
 MlmHeadOptions make_mlm_options(const ModelConfig& config);
 
 struct MlmOutput {
-  torch::Tensor loss;          // scalar mean cross-entropy over predicted characters (0 if none)
-  torch::Tensor masked;        // [B,W] bool, the slots that were masked
-  torch::Tensor num_masked;    // scalar int64
+  torch::Tensor loss;        // scalar mean cross-entropy over predicted characters (0 if none)
+  torch::Tensor masked;      // [B,W] bool, the slots that were masked
+  torch::Tensor num_masked;  // scalar int64
 };
 
 class MlmHeadImpl : public torch::nn::Cloneable<MlmHeadImpl> {

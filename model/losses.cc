@@ -13,15 +13,15 @@ AuxLossOutput aux_boundary_loss(const std::vector<torch::Tensor>& layer_logits,
   TORCH_CHECK(!layer_logits.empty() && layer_logits.size() == depth_weights.size(),
               "need one depth weight per layer: ", layer_logits.size(), " layers, ",
               depth_weights.size(), " weights");
-  TORCH_CHECK(gaps.dtype() == torch::kBool && gaps.sizes() == labels.sizes(),
-              "gaps must be bool ", labels.sizes(), ", got ", gaps.sizes());
+  TORCH_CHECK(gaps.dtype() == torch::kBool && gaps.sizes() == labels.sizes(), "gaps must be bool ",
+              labels.sizes(), ", got ", gaps.sizes());
   TORCH_CHECK(confidence.dim() == 1 && confidence.size(0) == labels.size(0),
               "confidence must be [N], got ", confidence.sizes());
   const auto dtype = layer_logits.front().dtype();
   torch::Tensor gf = gaps.to(dtype);
   torch::Tensor y = labels.to(dtype);
   torch::Tensor conf = confidence.to(dtype);
-  torch::Tensor n_gaps = gf.sum(1);                                       // [N]
+  torch::Tensor n_gaps = gf.sum(1);                                        // [N]
   torch::Tensor word_ok = conf.gt(0).logical_and(n_gaps.gt(0)).to(dtype);  // [N]
   torch::Tensor n_words = word_ok.sum().clamp_min(1.0);
   torch::Tensor label_count = (y * gf).sum(1);
@@ -31,7 +31,8 @@ AuxLossOutput aux_boundary_loss(const std::vector<torch::Tensor>& layer_logits,
     TORCH_CHECK(layer_logits[l].sizes() == labels.sizes(), "layer ", l, " logits ",
                 layer_logits[l].sizes(), " vs labels ", labels.sizes());
     torch::Tensor z = layer_logits[l].clamp(-30, 30);
-    torch::Tensor bce = -(pos_weight * y * torch::log_sigmoid(z) + (1 - y) * torch::log_sigmoid(-z));
+    torch::Tensor bce =
+        -(pos_weight * y * torch::log_sigmoid(z) + (1 - y) * torch::log_sigmoid(-z));
     torch::Tensor bce_w = (bce * gf).sum(1) / n_gaps.clamp_min(1.0);
     torch::Tensor count_w = ((torch::sigmoid(z) * gf).sum(1) - label_count).pow(2);
     torch::Tensor per_word = conf * bce_w + count_weight * count_w;

@@ -18,7 +18,7 @@
 namespace morpheus::model {
 
 struct AuxLossOutput {
-  torch::Tensor total;                    // scalar Σ_l depth_w_l · loss_l
+  torch::Tensor total;                   // scalar Σ_l depth_w_l · loss_l
   std::vector<torch::Tensor> per_layer;  // M scalars
 };
 

@@ -12,11 +12,12 @@ void MorpheusImpl::reset() {
   char_encoder = register_module("char_encoder", CharEncoder(make_encoder_options(config)));
   boundary_detector =
       register_module("boundary_detector", BoundaryDetector(make_detector_options(config)));
-  segment_encoder = register_module("segment_encoder", SegmentPooling(make_pooling_options(config)));
+  segment_encoder =
+      register_module("segment_encoder", SegmentPooling(make_pooling_options(config)));
 }
 
-MorpheusOutput MorpheusImpl::forward(const torch::Tensor& char_ids,
-                                     const torch::Tensor& case_flags, bool hard) {
+MorpheusOutput MorpheusImpl::forward(const torch::Tensor& char_ids, const torch::Tensor& case_flags,
+                                     bool hard) {
   TORCH_CHECK(char_ids.dim() == 2 && char_ids.dtype() == torch::kLong && char_ids.size(1) >= 2,
               "char_ids must be int64 [N,T] with T >= 2, got ", char_ids.sizes(), " ",
               char_ids.dtype());

@@ -24,7 +24,7 @@ torch::Tensor pb_forward_tensor_ops(const torch::Tensor& probs, int64_t s) {
   torch::Tensor ones = torch::ones({n, 1}, probs.options());
   torch::Tensor zeros = torch::zeros({n, 1}, probs.options());
   for (int64_t j = 1; j < t; ++j) {
-    torch::Tensor p = probs.slice(1, j - 1, j);                          // [N,1]
+    torch::Tensor p = probs.slice(1, j - 1, j);                              // [N,1]
     torch::Tensor stay = torch::cat({(1 - p).expand({n, s - 1}), ones}, 1);  // sink keeps all
     torch::Tensor move = torch::cat({zeros, f.slice(1, 0, s - 1) * p}, 1);
     f = f * stay + move;
@@ -174,16 +174,16 @@ torch::Tensor soft_membership_naive(const torch::Tensor& probs, const torch::Ten
                                     int64_t num_segments) {
   check_pb_inputs(probs, mask, num_segments);
   const int64_t n = probs.size(0), t = probs.size(1) + 1, s = num_segments;
-  torch::Tensor f = torch::nn::functional::one_hot(torch::zeros({n}, torch::kLong), s)
-                        .to(probs.options());
+  torch::Tensor f =
+      torch::nn::functional::one_hot(torch::zeros({n}, torch::kLong), s).to(probs.options());
   std::vector<torch::Tensor> rows{f};
   for (int64_t j = 1; j < t; ++j) {
     torch::Tensor p = probs.slice(1, j - 1, j);
     torch::Tensor head = f.slice(1, 0, s - 1);
-    torch::Tensor stay = torch::nn::functional::pad(
-        head * (1 - p), torch::nn::functional::PadFuncOptions({0, 1}));
-    torch::Tensor move = torch::nn::functional::pad(
-        head * p, torch::nn::functional::PadFuncOptions({1, 0}));
+    torch::Tensor stay =
+        torch::nn::functional::pad(head * (1 - p), torch::nn::functional::PadFuncOptions({0, 1}));
+    torch::Tensor move =
+        torch::nn::functional::pad(head * p, torch::nn::functional::PadFuncOptions({1, 0}));
     torch::Tensor sink = torch::nn::functional::pad(
         f.slice(1, s - 1, s), torch::nn::functional::PadFuncOptions({s - 1, 0}));
     f = stay + move + sink;

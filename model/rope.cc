@@ -15,7 +15,7 @@ void RopeImpl::reset() {
   torch::Tensor freq = torch::pow(
       options.base(), -torch::arange(0, half, torch::kDouble) * 2.0 / options.head_dim());
   torch::Tensor pos = torch::arange(options.max_len(), torch::kDouble);
-  torch::Tensor angles = torch::outer(pos, freq);              // [max_len, Dh/2]
+  torch::Tensor angles = torch::outer(pos, freq);               // [max_len, Dh/2]
   torch::Tensor emb = torch::cat({angles, angles}, /*dim=*/1);  // [max_len, Dh]
   inv_freq = register_buffer("inv_freq", freq.to(torch::kFloat));
   cos_cache = register_buffer("cos_cache", emb.cos().to(torch::kFloat));

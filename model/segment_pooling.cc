@@ -16,20 +16,18 @@ SegmentPoolingOptions make_pooling_options(const ModelConfig& c) {
       .min_seg_mass(c.min_seg_mass);
 }
 
-SegmentPoolingImpl::SegmentPoolingImpl(const SegmentPoolingOptions& options_)
-    : options(options_) {
+SegmentPoolingImpl::SegmentPoolingImpl(const SegmentPoolingOptions& options_) : options(options_) {
   reset();
 }
 
 void SegmentPoolingImpl::reset() {
   const int64_t d = options.dim();
-  char_scorer = register_module(
-      "char_scorer", torch::nn::Linear(torch::nn::LinearOptions(d, 1).bias(false)));
+  char_scorer =
+      register_module("char_scorer", torch::nn::Linear(torch::nn::LinearOptions(d, 1).bias(false)));
   fusion_ffn = register_module(
-      "fusion_ffn",
-      torch::nn::Sequential(torch::nn::Linear(d, options.ffn_mult() * d), torch::nn::GELU(),
-                            torch::nn::Dropout(options.dropout()),
-                            torch::nn::Linear(options.ffn_mult() * d, d)));
+      "fusion_ffn", torch::nn::Sequential(torch::nn::Linear(d, options.ffn_mult() * d),
+                                          torch::nn::GELU(), torch::nn::Dropout(options.dropout()),
+                                          torch::nn::Linear(options.ffn_mult() * d, d)));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
 }
 
@@ -46,17 +44,17 @@ PoolingOutput SegmentPoolingImpl::forward(const torch::Tensor& hidden,
                   mask.size(1) == hidden.size(1),
               "mask must be bool [N,T], got ", mask.sizes(), " ", mask.dtype());
   const auto dtype = hidden.dtype();
-  torch::Tensor maskf = mask.to(dtype);                                   // [N,T]
-  torch::Tensor a = char_scorer(hidden).squeeze(-1);                      // [N,T]
+  torch::Tensor maskf = mask.to(dtype);               // [N,T]
+  torch::Tensor a = char_scorer(hidden).squeeze(-1);  // [N,T]
   a = a.masked_fill(mask.logical_not(), -1e30);
   torch::Tensor a_max = std::get<0>(a.max(1, /*keepdim=*/true)).detach();  // per-word shift
-  torch::Tensor w = torch::exp(a - a_max) * maskf;                        // [N,T]
-  torch::Tensor m = membership * maskf.unsqueeze(-1);                     // [N,T,S]
-  torch::Tensor weights = m * w.unsqueeze(-1);                            // [N,T,S]
-  torch::Tensor denom = weights.sum(1);                                   // [N,S]
-  torch::Tensor seg = torch::bmm(weights.transpose(1, 2), hidden);        // [N,S,D]
+  torch::Tensor w = torch::exp(a - a_max) * maskf;                         // [N,T]
+  torch::Tensor m = membership * maskf.unsqueeze(-1);                      // [N,T,S]
+  torch::Tensor weights = m * w.unsqueeze(-1);                             // [N,T,S]
+  torch::Tensor denom = weights.sum(1);                                    // [N,S]
+  torch::Tensor seg = torch::bmm(weights.transpose(1, 2), hidden);         // [N,S,D]
   seg = seg / denom.clamp_min(1e-12).unsqueeze(-1);
-  torch::Tensor mass = m.sum(1);                                          // [N,S]
+  torch::Tensor mass = m.sum(1);  // [N,S]
   torch::Tensor seg_mask = mass > options.min_seg_mass();
   torch::Tensor seg_maskf = seg_mask.to(dtype);
   seg = seg * seg_maskf.unsqueeze(-1);
