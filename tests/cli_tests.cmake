@@ -27,6 +27,17 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} pretokenize --allow-invalid ${TDATA}/invalid_utf8.txt)
   morpheus_cli_test(device_cpu 0 --stdout-has \"cpu\" -- ${M} device --device cpu)
   morpheus_cli_test(device_unknown 1 --stderr-has "unknown device" -- ${M} device --device tpu)
+  set(CONFIGS ${PROJECT_SOURCE_DIR}/configs)
+  # One substring: expect_exit.sh checks a single --stdout-has; JSON keys are sorted.
+  morpheus_cli_test(info_paper_counts 0 --stdout-has
+    "{\"boundary_detector\":4108804,\"char_encoder\":2919968,\"char_vocab_size\":76,\"inference_total\":7440292,\"mlm_head\":7469836,\"segment_pooling\":411520,\"sgns\":38400000,"
+    -- ${M} info --config ${CONFIGS}/paper.json --set model.char_vocab_size=76)
+  morpheus_cli_test(info_tiny 0 --stdout-has inference_total -- ${M} info --config ${CONFIGS}/tiny.json)
+  morpheus_cli_test(info_unknown_key 1 --stderr-has "model.bogus"
+    -- ${M} info --config ${CONFIGS}/tiny.json --set model.bogus=1)
+  morpheus_cli_test(info_bad_value 1 --stderr-has "model.num_heads"
+    -- ${M} info --config ${CONFIGS}/paper.json --set model.num_heads=7)
+  morpheus_cli_test(info_missing_config 1 --stderr-has no_such.json -- ${M} info --config no_such.json)
 endif()
 
 if(MORPHEUS_WITH_SPM)

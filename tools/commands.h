@@ -21,4 +21,7 @@ void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).
 void register_prepare_commands(CLI::App& app, CommandRegistry& registry);
 
+// info: parameter counts per model part as JSON (tools/cmd_info.cc).
+void register_info_commands(CLI::App& app, CommandRegistry& registry);
+
 }  // namespace morpheus::tools

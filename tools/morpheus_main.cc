@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus`: the LibTorch tool. Subcommands are registered from tools/cmd_*.cc.
+#include <torch/utils.h>
+
 #include <CLI/CLI.hpp>
 
 #include "model/runtime.h"
@@ -13,6 +15,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   morpheus::tools::add_global_flags(app);
+  app.add_option_function<int>(
+         "--threads", [](int n) { torch::set_num_threads(n); },
+         "Intra-op threads for LibTorch (default: LibTorch's choice, one per core)")
+      ->check(CLI::Range(1, 1024));
   morpheus::tools::CommandRegistry registry;
   morpheus::tools::register_text_commands(app, registry);
   morpheus::tools::register_runtime_commands(app, registry);
@@ -20,6 +26,7 @@ int main(int argc, char** argv) {
   morpheus::tools::register_cbpe_commands(app, registry);
   morpheus::tools::register_eval_commands(app, registry);
   morpheus::tools::register_prepare_commands(app, registry);
+  morpheus::tools::register_info_commands(app, registry);
   registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
   return registry.run(app, argc, argv);
 }

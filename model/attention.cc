@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Written-out attention, RoPE self-attention block, torch-compatible multi-head attention.
+#include "model/attention.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace morpheus::model {
+
+torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
+                                   const torch::Tensor& v, const torch::Tensor& key_mask,
+                                   bool causal, double dropout, bool training) {
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "attention inputs must be [B,H,T,Dh]");
+  const int64_t tq = q.size(2);
+  const int64_t tk = k.size(2);
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(3)));
+  torch::Tensor allowed;  // [B or 1, 1, Tq or 1, Tk] bool
+  if (key_mask.defined()) {
+    TORCH_CHECK(key_mask.dtype() == torch::kBool && key_mask.dim() == 2 &&
+                    key_mask.size(0) == q.size(0) && key_mask.size(1) == tk,
+                "key_mask must be bool [B,Tk] = [", q.size(0), ",", tk, "], got ", key_mask.sizes(),
+                " ", key_mask.dtype());
+    allowed = key_mask.view({key_mask.size(0), 1, 1, tk});
+  }
+  if (causal) {
+    torch::Tensor tri =
+        torch::ones({tq, tk}, q.options().dtype(torch::kBool)).tril().view({1, 1, tq, tk});
+    allowed = allowed.defined() ? allowed.logical_and(tri) : tri;
+  }
+  if (allowed.defined()) {
+    scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+  }
+  torch::Tensor weights = torch::softmax(scores, -1);
+  if (allowed.defined())
+    weights = weights.masked_fill(allowed.logical_not(), 0.0);  // kill NaN rows
+  if (training && dropout > 0) weights = torch::dropout(weights, dropout, true);
+  return torch::matmul(weights, v);
+}
+
+torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
+                                   torch::nn::Linear& qkv, torch::nn::Linear& proj,
+                                   const Rope& rope, int64_t num_heads, double dropout,
+                                   bool training) {
+  TORCH_CHECK(x.dim() == 3, "x must be [B,T,D], got ", x.sizes());
+  TORCH_CHECK(mask.dtype() == torch::kBool && mask.dim() == 2 && mask.size(0) == x.size(0) &&
+                  mask.size(1) == x.size(1),
+              "mask must be bool [B,T] matching x ", x.sizes(), ", got ", mask.sizes(), " ",
+              mask.dtype());
+  const int64_t b = x.size(0), t = x.size(1), d = x.size(2);
+  const int64_t dh = d / num_heads;
+  torch::Tensor parts = qkv(x).view({b, t, 3, num_heads, dh}).permute({2, 0, 3, 1, 4});
+  torch::Tensor q = rope->forward(parts[0]);
+  torch::Tensor k = rope->forward(parts[1]);
+  torch::Tensor out = scaled_dot_attention(q, k, parts[2], mask, false, dropout, training);
+  return proj(out.transpose(1, 2).reshape({b, t, d}));
+}
+
+torch::nn::Sequential make_ffn(int64_t dim, int64_t hidden, double dropout) {
+  return torch::nn::Sequential(torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})),
+                               torch::nn::Linear(dim, hidden), torch::nn::GELU(),
+                               torch::nn::Dropout(dropout), torch::nn::Linear(hidden, dim),
+                               torch::nn::Dropout(dropout));
+}
+
+RopeSelfAttentionImpl::RopeSelfAttentionImpl(const RopeSelfAttentionOptions& options_)
+    : options(options_) {
+  reset();
+}
+
+void RopeSelfAttentionImpl::reset() {
+  const int64_t d = options.dim();
+  TORCH_CHECK(d % options.num_heads() == 0, "dim ", d, " not divisible by heads ",
+              options.num_heads());
+  qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
+  proj = register_module("proj", torch::nn::Linear(d, d));
+  norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+  rope = register_module(
+      "rope",
+      Rope(RopeOptions(d / options.num_heads(), options.max_len()).base(options.rope_base())));
+  drop = register_module("drop", torch::nn::Dropout(options.dropout()));
+}
+
+torch::Tensor RopeSelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
+  torch::Tensor a = rope_attention_block(x, mask, qkv, proj, rope, options.num_heads(),
+                                         options.dropout(), is_training());
+  return norm(x + drop(a)) * mask.unsqueeze(-1).to(x.dtype());
+}
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_)
+    : options(options_) {
+  reset();
+}
+
+void MultiheadAttentionImpl::reset() {
+  const int64_t d = options.dim();
+  TORCH_CHECK(d % options.num_heads() == 0, "dim ", d, " not divisible by heads ",
+              options.num_heads());
+  in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * d, d}));
+  in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * d}));
+  out_proj = register_module("out_proj", torch::nn::Linear(d, d));
+  torch::nn::init::xavier_uniform_(in_proj_weight);
+  torch::nn::init::zeros_(out_proj->bias);
+}
+
+torch::Tensor MultiheadAttentionImpl::forward(const torch::Tensor& query,
+                                              const torch::Tensor& memory,
+                                              const torch::Tensor& key_mask, bool causal) {
+  TORCH_CHECK(query.dim() == 3 && memory.dim() == 3 && query.size(0) == memory.size(0) &&
+                  query.size(2) == options.dim() && memory.size(2) == options.dim(),
+              "query [B,Tq,D] and memory [B,Tk,D] expected, got ", query.sizes(), " and ",
+              memory.sizes());
+  const int64_t b = query.size(0), tq = query.size(1), tk = memory.size(1), d = options.dim();
+  const int64_t h = options.num_heads(), dh = d / h;
+  std::vector<torch::Tensor> w = in_proj_weight.chunk(3, 0);
+  std::vector<torch::Tensor> bias = in_proj_bias.chunk(3, 0);
+  auto heads = [&](const torch::Tensor& t, int64_t len) {
+    return t.view({b, len, h, dh}).transpose(1, 2);
+  };
+  torch::Tensor q = heads(torch::nn::functional::linear(query, w[0], bias[0]), tq);
+  torch::Tensor k = heads(torch::nn::functional::linear(memory, w[1], bias[1]), tk);
+  torch::Tensor v = heads(torch::nn::functional::linear(memory, w[2], bias[2]), tk);
+  torch::Tensor out =
+      scaled_dot_attention(q, k, v, key_mask, causal, options.dropout(), is_training());
+  return out_proj(out.transpose(1, 2).reshape({b, tq, d}));
+}
+
+}  // namespace morpheus::model

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// Attention written out (LibTorch 1.13 has no public scaled_dot_product_attention).
+//   scaled_dot_attention(q [B,H,Tq,Dh], k/v [B,H,Tk,Dh], key_mask [B,Tk] bool true=valid)
+//   RopeSelfAttention: qkv (no bias) -> RoPE on q,k -> attention -> proj -> post-norm residual;
+//     forward(x [B,T,D] float, mask [B,T] bool) -> [B,T,D], padded positions set to 0.
+//   MultiheadAttention: torch.nn.MultiheadAttention parameter layout (in_proj_weight/bias,
+//     out_proj), batch-first, optional causal mask. make_ffn: pre-norm FFN Sequential.
+#pragma once
+
+#include <torch/nn/cloneable.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+#include <torch/types.h>
+
+#include "model/rope.h"
+
+namespace morpheus::model {
+
+// softmax(q·kᵀ/√Dh + masks)·v. key_mask [B,Tk] bool (true = valid) may be undefined; causal
+// masks key j > query i. Queries whose keys are all masked get a zero output.
+// Dropout on the attention weights with probability `dropout` when `training`.
+torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
+                                   const torch::Tensor& v, const torch::Tensor& key_mask,
+                                   bool causal, double dropout, bool training);
+
+// One RoPE self-attention block without the residual/norm: x [B,T,D] -> [B,T,D] (after proj).
+torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
+                                   torch::nn::Linear& qkv, torch::nn::Linear& proj,
+                                   const Rope& rope, int64_t num_heads, double dropout,
+                                   bool training);
+
+// Pre-norm FFN: Sequential(0 LayerNorm(D), 1 Linear(D,hidden), 2 GELU, 3 Dropout, 4
+// Linear(hidden,D), 5 Dropout); the caller adds the residual. Index layout matches the reference
+// state keys.
+torch::nn::Sequential make_ffn(int64_t dim, int64_t hidden, double dropout);
+
+struct RopeSelfAttentionOptions {
+  RopeSelfAttentionOptions(int64_t dim, int64_t num_heads, int64_t max_len)
+      : dim_(dim), num_heads_(num_heads), max_len_(max_len) {}
+  TORCH_ARG(int64_t, dim);           // D
+  TORCH_ARG(int64_t, num_heads);     // H, D % H == 0, Dh even
+  TORCH_ARG(int64_t, max_len);       // RoPE cache positions
+  TORCH_ARG(double, dropout) = 0.0;  // attention-weight and output dropout
+  TORCH_ARG(double, rope_base) = 10000;
+};
+
+class RopeSelfAttentionImpl : public torch::nn::Cloneable<RopeSelfAttentionImpl> {
+ public:
+  explicit RopeSelfAttentionImpl(const RopeSelfAttentionOptions& options);
+  void reset() override;
+  // x [B,T,D], mask [B,T] bool true=valid -> LayerNorm(x + proj(attn(x))) [B,T,D], zero at padding.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask);
+
+  RopeSelfAttentionOptions options;
+  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  torch::nn::LayerNorm norm{nullptr};
+  Rope rope{nullptr};
+  torch::nn::Dropout drop{nullptr};
+};
+TORCH_MODULE(RopeSelfAttention);
+
+struct MultiheadAttentionOptions {
+  MultiheadAttentionOptions(int64_t dim, int64_t num_heads) : dim_(dim), num_heads_(num_heads) {}
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(int64_t, num_heads);
+  TORCH_ARG(double, dropout) = 0.0;  // on attention weights
+};
+
+class MultiheadAttentionImpl : public torch::nn::Cloneable<MultiheadAttentionImpl> {
+ public:
+  explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
+  void reset() override;
+  // query [B,Tq,D], memory [B,Tk,D], key_mask [B,Tk] bool true=valid (or undefined)
+  // -> [B,Tq,D].
+  torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& memory,
+                        const torch::Tensor& key_mask = {}, bool causal = false);
+
+  MultiheadAttentionOptions options;
+  torch::Tensor in_proj_weight, in_proj_bias;  // [3D,D], [3D]; chunk order q,k,v
+  torch::nn::Linear out_proj{nullptr};
+};
+TORCH_MODULE(MultiheadAttention);
+
+}  // namespace morpheus::model

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Checkpoint directories (DESIGN.md §5.10): model.pt (torch archive of every parameter and
+// buffer of MorpheusWithHeads, or of Morpheus alone for an inference export), config.json
+// ({"model": ModelConfig, ...}), char_vocab.tsv (when given), meta.json (format_version, kind,
+// parameter counts, creation time). Writes go to a temporary sibling directory renamed into
+// place, so a reader never sees a half-written checkpoint. Round trips are bit-exact.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "model/losses.h"
+#include "model/morpheus.h"
+
+namespace morpheus::model {
+
+constexpr int kCheckpointFormatVersion = 1;
+
+struct CheckpointExtras {
+  std::string config_json;     // full resolved config text; empty -> {"model": <config>}
+  std::string char_vocab_tsv;  // char vocabulary file contents; empty -> no char_vocab.tsv
+};
+
+// Saves model + heads (kind "training") into `dir`, replacing an existing checkpoint there.
+Status save_checkpoint(const std::string& dir, MorpheusWithHeads& module,
+                       const CheckpointExtras& extras = {});
+// Saves the inference model only (kind "inference").
+Status save_inference_checkpoint(const std::string& dir, Morpheus& model,
+                                 const CheckpointExtras& extras = {});
+
+// Loads a "training" checkpoint: rebuilds the modules from config.json and reads every tensor.
+// NOT_FOUND / DATA_LOSS / INVALID_ARGUMENT naming the file on any problem.
+StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir);
+// Loads the inference model from either kind of checkpoint.
+StatusOr<Morpheus> load_inference_checkpoint(const std::string& dir);
+
+}  // namespace morpheus::model
