@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+#include "train/trainer.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "core/progress.h"
+#include "model/checkpoint.h"
+#include "model/config.h"
+#include "model/losses.h"
+#include "model/runtime.h"
+#include "train/batcher.h"
+#include "train/cache.h"
+#include "train/schedule.h"
+#include "train/train_config.h"
+#include "train/vocab.h"
+
+namespace morpheus::train {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kTrainerStateVersion = 1;
+
+struct TrainData {
+  CacheReader train;
+  CacheReader dev;
+  torch::Tensor word_counts;  // [V] float64 raw counts (for the SGNS negative distribution)
+  uint32_t char_vocab_size = 0;
+  uint32_t word_vocab_size = 0;
+  uint32_t root_vocab_size = 0;
+};
+
+StatusOr<TrainData> load_train_data(const std::string& dir) {
+  const std::string hint = "run `morpheus prepare --out " + dir + "` first";
+  for (const char* name :
+       {"train.cache", "dev.cache", "char_vocab.json", "words.tsv", "roots.tsv"}) {
+    if (!file_exists(path_join(dir, name))) {
+      return not_found(path_join(dir, name) + " is missing", hint);
+    }
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(CacheReader train, CacheReader::open(path_join(dir, "train.cache")));
+  MORPHEUS_ASSIGN_OR_RETURN(CacheReader dev, CacheReader::open(path_join(dir, "dev.cache")));
+  MORPHEUS_ASSIGN_OR_RETURN(CharVocab chars, CharVocab::load(path_join(dir, "char_vocab.json")));
+  MORPHEUS_ASSIGN_OR_RETURN(CountVocab words, CountVocab::load(path_join(dir, "words.tsv")));
+  MORPHEUS_ASSIGN_OR_RETURN(CountVocab roots, CountVocab::load(path_join(dir, "roots.tsv")));
+  if (train.num_windows() == 0)
+    return failed_precondition(dir + "/train.cache holds no windows", hint);
+  TrainData data{std::move(train), std::move(dev), torch::Tensor(),
+                 chars.size(),     words.size(),   roots.size()};
+  data.word_counts = torch::zeros({static_cast<int64_t>(words.size())}, torch::kFloat64);
+  auto acc = data.word_counts.accessor<double, 1>();
+  for (uint32_t i = 0; i < words.size(); ++i) acc[i] = static_cast<double>(words.count_of(i));
+  return data;
+}
+
+// Explicit weight-decay groups: matrices and conv kernels decay; biases, norm gains, mask vectors
+// (all 1-D) and every parameter of an Embedding do not.
+std::vector<torch::optim::OptimizerParamGroup> parameter_groups(torch::nn::Module& module,
+                                                                const TrainConfig& cfg) {
+  std::unordered_set<const c10::TensorImpl*> embedding_params;
+  for (const auto& m : module.modules(/*include_self=*/true)) {
+    if (dynamic_cast<torch::nn::EmbeddingImpl*>(m.get()) != nullptr) {
+      for (const auto& p : m->parameters(/*recurse=*/false)) {
+        embedding_params.insert(p.unsafeGetTensorImpl());
+      }
+    }
+  }
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto& p : module.parameters()) {
+    if (!p.requires_grad()) continue;
+    if (p.dim() < 2 || embedding_params.count(p.unsafeGetTensorImpl()) != 0) {
+      no_decay.push_back(p);
+    } else {
+      decay.push_back(p);
+    }
+  }
+  auto options = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(cfg.lr)
+                                                            .betas({cfg.beta1, cfg.beta2})
+                                                            .eps(cfg.eps)
+                                                            .weight_decay(wd));
+  };
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay, options(cfg.weight_decay));
+  groups.emplace_back(no_decay, options(0.0));
+  return groups;
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  }
+}
+
+torch::Tensor cpu_rng_state() {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+void set_cpu_rng_state(const torch::Tensor& state) {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
+}
+
+// Saves a tensor/optimizer archive to a temp file renamed into place.
+template <typename T>
+Status save_archive_atomic(const T& value, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  try {
+    torch::save(value, tmp);
+  } catch (const c10::Error& e) {
+    std::remove(tmp.c_str());
+    return io_error("cannot write " + path + ": " + e.what_without_backtrace());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return io_error("cannot rename into " + path);
+  return ok_status();
+}
+
+// Running sums between two metrics rows.
+struct Accumulator {
+  double total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, grad_norm = 0;
+  int64_t micro = 0, steps = 0, words = 0;
+  double seconds = 0;
+};
+
+void to_json(json& j, const Accumulator& a) {
+  j = json{{"total", a.total},    {"aux", a.aux},     {"sgns", a.sgns},
+           {"ctr", a.ctr},        {"mlm", a.mlm},     {"grad_norm", a.grad_norm},
+           {"micro", a.micro},    {"steps", a.steps}, {"words", a.words},
+           {"seconds", a.seconds}};
+}
+
+void from_json(const json& j, Accumulator& a) {
+  a.total = j.at("total");
+  a.aux = j.at("aux");
+  a.sgns = j.at("sgns");
+  a.ctr = j.at("ctr");
+  a.mlm = j.at("mlm");
+  a.grad_norm = j.at("grad_norm");
+  a.micro = j.at("micro");
+  a.steps = j.at("steps");
+  a.words = j.at("words");
+  a.seconds = j.at("seconds");
+}
+
+struct LoopState {
+  int64_t step = 0;          // optimiser steps done
+  int64_t epoch = 0;         // current epoch
+  int64_t micro = 0;         // next micro-batch of the epoch plan
+  int64_t global_micro = 0;  // micro-batches seen in the whole run
+  int64_t skipped = 0;       // micro-batches skipped by the NaN guard
+  Accumulator acc;
+};
+
+// Dev evaluation with fixed seeds: boundary P/R/F1 on interior gaps (1 ≤ g < length) and the
+// unweighted per-objective losses, averaged over words.
+json evaluate_dev(model::MorpheusWithHeads& module, const CacheReader& dev, const TrainConfig& cfg,
+                  const model::ModelConfig& mcfg, const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor saved_rng = cpu_rng_state();
+  torch::manual_seed(static_cast<uint64_t>(cfg.eval_seed));
+  module->eval();
+  const EpochPlan plan = plan_sequential(dev.num_windows(), cfg.batch_windows, cfg.dev_max_windows);
+  model::LossWeights weights{1.0, mcfg.sgns_weight > 0 ? 1.0 : 0.0, mcfg.ctr_weight > 0 ? 1.0 : 0.0,
+                             mcfg.use_mlm ? 1.0 : 0.0};
+  const double logit_threshold = std::log(mcfg.threshold / (1.0 - mcfg.threshold));
+  double tp = 0, fp = 0, fn = 0, tn = 0, words = 0;
+  double aux = 0, sgns = 0, ctr = 0, mlm = 0;
+  for (const auto& windows : plan) {
+    model::MorpheusBatch cpu = make_batch(dev, windows, mcfg.max_word_len, cfg.skip_chunks);
+    const int64_t n = cpu.char_ids.size(0);
+    if (n == 0) continue;
+    model::MorpheusBatch batch = cpu.to(device);
+    model::LossOutput out = module->compute_losses(batch, weights);
+    aux += out.aux.item<double>() * static_cast<double>(n);
+    sgns += out.sgns.item<double>() * static_cast<double>(n);
+    ctr += out.ctr.item<double>() * static_cast<double>(n);
+    mlm += out.mlm.item<double>() * static_cast<double>(n);
+    words += static_cast<double>(n);
+    const auto lengths = (batch.char_ids != model::kPadId).sum(1) - 2;  // characters
+    const auto g = torch::arange(batch.char_ids.size(1) - 1, batch.char_ids.options());
+    const auto interior = (g.unsqueeze(0) >= 1) & (g.unsqueeze(0) < lengths.unsqueeze(1));
+    const auto pred = out.boundary_logits > logit_threshold;
+    const auto gold = batch.boundary_labels > 0.5;
+    tp += (pred & gold & interior).sum().item<double>();
+    fp += (pred & ~gold & interior).sum().item<double>();
+    fn += (~pred & gold & interior).sum().item<double>();
+    tn += (~pred & ~gold & interior).sum().item<double>();
+  }
+  module->train();
+  set_cpu_rng_state(saved_rng);
+  const double p = tp / std::max(1.0, tp + fp);
+  const double r = tp / std::max(1.0, tp + fn);
+  const double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0.0;
+  const double w = std::max(1.0, words);
+  return json{{"boundary_precision", p},
+              {"boundary_recall", r},
+              {"boundary_f1", f1},
+              {"boundary_accuracy", (tp + tn) / std::max(1.0, tp + fp + fn + tn)},
+              {"interior_gaps", tp + fp + fn + tn},
+              {"words", words},
+              {"aux", aux / w},
+              {"sgns", sgns / w},
+              {"ctr", ctr / w},
+              {"mlm", mlm / w}};
+}
+
+std::string step_dir_name(int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "step-%08lld", static_cast<long long>(step));
+  return buf;
+}
+
+Status save_training_state(const std::string& out_dir, model::MorpheusWithHeads& module,
+                           torch::optim::Optimizer& optimizer, const LoopState& state,
+                           const json& config, const std::string& data_dir) {
+  const std::string ckpt_root = path_join(out_dir, "checkpoints");
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(ckpt_root));
+  const std::string name = step_dir_name(state.step);
+  const std::string dir = path_join(ckpt_root, name);
+  model::CheckpointExtras extras;
+  extras.config_json = config.dump(2);
+  MORPHEUS_RETURN_IF_ERROR(model::save_checkpoint(dir, module, extras));
+  MORPHEUS_ASSIGN_OR_RETURN(std::string vocab, read_file(path_join(data_dir, "char_vocab.json")));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "char_vocab.json"), vocab));
+  MORPHEUS_RETURN_IF_ERROR(save_archive_atomic(optimizer, path_join(dir, "optimizer.pt")));
+  MORPHEUS_RETURN_IF_ERROR(save_archive_atomic(cpu_rng_state(), path_join(dir, "rng.pt")));
+  const json st = {{"version", kTrainerStateVersion},
+                   {"step", state.step},
+                   {"epoch", state.epoch},
+                   {"micro", state.micro},
+                   {"global_micro", state.global_micro},
+                   {"skipped", state.skipped},
+                   {"acc", state.acc}};
+  // Written last: a step directory without it is incomplete and never used.
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "trainer_state.json"), st.dump(2)));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(ckpt_root, "latest"), name + "\n"));
+  // Keep the newest two complete checkpoints.
+  std::vector<std::string> names;
+  if (auto listing = read_file(path_join(ckpt_root, "history")); listing.ok()) {
+    size_t pos = 0;
+    const std::string& text = *listing;
+    while (pos < text.size()) {
+      size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      if (nl > pos && text.substr(pos, nl - pos) != name)
+        names.push_back(text.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+  }
+  names.push_back(name);
+  while (names.size() > 2) {
+    const std::string old = path_join(ckpt_root, names.front());
+    const std::string cmd = "rm -rf '" + old + "'";
+    if (old.find('\'') == std::string::npos && std::system(cmd.c_str()) != 0) {
+      MORPHEUS_LOG(kWarning, "could not remove old checkpoint ", old);
+    }
+    names.erase(names.begin());
+  }
+  std::string history;
+  for (const auto& n : names) history += n + "\n";
+  return write_file_atomic(path_join(ckpt_root, "history"), history);
+}
+
+// Keeps the metrics rows of steps ≤ `step` (a resumed run redoes the later ones).
+Status truncate_metrics(const std::string& path, int64_t step) {
+  if (!file_exists(path)) return ok_status();
+  std::ifstream in(path);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    try {
+      if (json::parse(line).value("step", int64_t{0}) <= step) kept += line + "\n";
+    } catch (const json::exception&) {
+      break;  // a torn last line of a killed run
+    }
+  }
+  return write_file_atomic(path, kept);
+}
+
+}  // namespace
+
+StatusOr<TrainSummary> run_training(const TrainOptions& options) {
+  MORPHEUS_ASSIGN_OR_RETURN(TrainConfig cfg, train_config_from_json(options.config, "config"));
+  MORPHEUS_ASSIGN_OR_RETURN(TrainData data, load_train_data(options.data_dir));
+  MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, model::resolve_device(options.device));
+  model::configure_device(device);
+  const int64_t threads =
+      cfg.threads > 0 ? cfg.threads
+                      : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(static_cast<int>(threads));
+
+  // The model's vocabulary sizes come from the prepared data.
+  json config = options.config;
+  config["model"]["char_vocab_size"] = data.char_vocab_size;
+  config["model"]["word_vocab_size"] = data.word_vocab_size;
+  config["model"]["root_vocab_size"] = data.root_vocab_size;
+  MORPHEUS_ASSIGN_OR_RETURN(model::ModelConfig mcfg,
+                            model::model_config_from_json(config, "config"));
+  if (static_cast<uint32_t>(mcfg.max_word_len) < data.train.info().max_word_chars + 2) {
+    return invalid_argument("model.max_word_len " + std::to_string(mcfg.max_word_len) +
+                                " cannot hold the cache's words of up to " +
+                                std::to_string(data.train.info().max_word_chars) +
+                                " characters plus BOS and EOS",
+                            "raise model.max_word_len or re-run prepare with a smaller "
+                            "prepare.max_word_chars");
+  }
+
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+  const std::string ckpt_root = path_join(options.out_dir, "checkpoints");
+  const std::string metrics_path = path_join(options.out_dir, "metrics.jsonl");
+  LoopState state;
+  model::MorpheusWithHeads module{nullptr};
+  std::string resume_dir;
+  if (options.resume) {
+    auto latest = read_file(path_join(ckpt_root, "latest"));
+    if (!latest.ok()) {
+      return not_found("--resume: no checkpoint in " + ckpt_root,
+                       "start without --resume, or point --out at an earlier run");
+    }
+    std::string name = *latest;
+    while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+    resume_dir = path_join(ckpt_root, name);
+    MORPHEUS_ASSIGN_OR_RETURN(json st, load_json_file(path_join(resume_dir, "trainer_state.json")));
+    try {
+      if (st.at("version").get<int>() != kTrainerStateVersion) {
+        return data_loss(resume_dir + "/trainer_state.json: unsupported version");
+      }
+      state.step = st.at("step");
+      state.epoch = st.at("epoch");
+      state.micro = st.at("micro");
+      state.global_micro = st.at("global_micro");
+      state.skipped = st.at("skipped");
+      state.acc = st.at("acc").get<Accumulator>();
+    } catch (const json::exception& e) {
+      return data_loss(resume_dir + "/trainer_state.json: " + e.what());
+    }
+    MORPHEUS_ASSIGN_OR_RETURN(module, model::load_checkpoint(resume_dir));
+    MORPHEUS_RETURN_IF_ERROR(truncate_metrics(metrics_path, state.step));
+    MORPHEUS_LOG(kInfo, "resuming from ", resume_dir, " at step ", state.step);
+  } else {
+    torch::manual_seed(static_cast<uint64_t>(cfg.seed));
+    module = model::MorpheusWithHeads(mcfg);
+    module->sgns->set_unigram_counts(data.word_counts.to(torch::kFloat32));
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(metrics_path, ""));
+  }
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(options.out_dir, "config.json"), config.dump(2) + "\n"));
+  module->to(device);
+  module->train();
+  torch::optim::AdamW optimizer(parameter_groups(*module, cfg));
+  if (!resume_dir.empty()) {
+    try {
+      torch::load(optimizer, path_join(resume_dir, "optimizer.pt"));
+      torch::Tensor rng;
+      torch::load(rng, path_join(resume_dir, "rng.pt"));
+      set_cpu_rng_state(rng);
+    } catch (const c10::Error& e) {
+      return data_loss("cannot restore optimizer/RNG state from " + resume_dir + ": " +
+                           e.what_without_backtrace(),
+                       "the checkpoint is damaged; delete it to fall back to the previous one");
+    }
+  }
+
+  const std::vector<uint32_t> window_len = window_max_lengths(data.train);
+  const int64_t batches_per_epoch =
+      (static_cast<int64_t>(data.train.num_windows()) + cfg.batch_windows - 1) / cfg.batch_windows;
+  // Micro-batches per step; fewer when the data has fewer batches than grad_accum.
+  const int64_t accum = std::min(cfg.grad_accum, batches_per_epoch);
+  const int64_t usable = (batches_per_epoch / accum) * accum;  // the odd tail is left out
+  const int64_t steps_per_epoch = usable / accum;
+  const int64_t total_steps = cfg.max_steps > 0 ? cfg.max_steps : cfg.epochs * steps_per_epoch;
+  MORPHEUS_LOG(kInfo, "training on ", device.str(), " with ", threads,
+               " threads: ", data.train.num_windows(), " windows, ", data.train.num_words(),
+               " words, ", steps_per_epoch, " steps/epoch, ", total_steps, " steps");
+
+  std::FILE* metrics = std::fopen(metrics_path.c_str(), "ab");
+  if (metrics == nullptr) return io_error("cannot append to " + metrics_path);
+  struct Closer {
+    std::FILE* f;
+    ~Closer() { std::fclose(f); }
+  } closer{metrics};
+  auto write_row = [&](const json& row) {
+    const std::string line = row.dump() + "\n";
+    std::fwrite(line.data(), 1, line.size(), metrics);
+    std::fflush(metrics);
+  };
+
+  TrainSummary summary;
+  const std::vector<torch::Tensor> params = module->parameters();
+  ProgressBar bar("train", static_cast<uint64_t>(total_steps), "steps");
+  bar.set(static_cast<uint64_t>(state.step));
+  const auto run_start = Clock::now();
+  bool stopped_by_hook = false;
+  int64_t last_eval_step = -1;
+  auto run_eval = [&]() {
+    summary.dev = evaluate_dev(module, data.dev, cfg, mcfg, device);
+    last_eval_step = state.step;
+    write_row(json{{"step", state.step}, {"epoch", state.epoch}, {"dev", summary.dev}});
+    MORPHEUS_LOG(kInfo, "step ", state.step, ": dev boundary F1 ",
+                 summary.dev["boundary_f1"].get<double>(), " (P ",
+                 summary.dev["boundary_precision"].get<double>(), ", R ",
+                 summary.dev["boundary_recall"].get<double>(), ")");
+  };
+
+  while (state.step < total_steps && !stopped_by_hook) {
+    const EpochPlan plan = plan_epoch(window_len, cfg.batch_windows, cfg.bucket_batches,
+                                      static_cast<uint64_t>(cfg.seed), state.epoch);
+    const double aux_weight = aux_weight_for(state.epoch, mcfg.aux_weight_start,
+                                             mcfg.aux_weight_end, mcfg.aux_weight_decay);
+    const model::LossWeights weights{aux_weight, mcfg.sgns_weight, mcfg.ctr_weight,
+                                     mcfg.use_mlm ? mcfg.mlm_weight : 0.0};
+    BatchPrefetcher prefetch(data.train, plan, static_cast<size_t>(state.micro), mcfg.max_word_len,
+                             cfg.skip_chunks);
+    while (state.micro + accum <= usable && state.step < total_steps) {
+      const auto t0 = Clock::now();
+      optimizer.zero_grad();
+      int64_t contributing = 0;
+      for (int64_t a = 0; a < accum; ++a) {
+        model::MorpheusBatch cpu;
+        if (!prefetch.next(&cpu)) return internal_error("batch plan ended early");
+        ++state.micro;
+        const int64_t micro_index = state.global_micro++;
+        if (cpu.char_ids.size(0) == 0) continue;
+        model::MorpheusBatch batch = cpu.to(device);
+        model::LossOutput out = module->compute_losses(batch, weights);
+        torch::Tensor total = out.total;
+        if (micro_index == options.poison_micro_batch) total = total * std::nan("");
+        const double total_value = total.item<double>();
+        if (!std::isfinite(total_value)) {
+          ++state.skipped;
+          MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite loss (aux ",
+                       out.aux.item<double>(), ", sgns ", out.sgns.item<double>(), ", ctr ",
+                       out.ctr.item<double>(), ", mlm ", out.mlm.item<double>(), "); micro-batch ",
+                       micro_index, " skipped");
+          continue;
+        }
+        (total / static_cast<double>(accum)).backward();
+        ++contributing;
+        state.acc.total += total_value;
+        state.acc.aux += out.aux.item<double>();
+        state.acc.sgns += out.sgns.item<double>();
+        state.acc.ctr += out.ctr.item<double>();
+        state.acc.mlm += out.mlm.item<double>();
+        state.acc.micro += 1;
+        state.acc.words += cpu.char_ids.size(0);
+      }
+      if (contributing > 0) {
+        if (contributing < accum) {
+          torch::NoGradGuard no_grad;
+          const double scale = static_cast<double>(accum) / static_cast<double>(contributing);
+          for (auto& p : params) {
+            if (p.grad().defined()) p.grad().mul_(scale);
+          }
+        }
+        const double max_norm =
+            cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity();
+        const double grad_norm = torch::nn::utils::clip_grad_norm_(params, max_norm);
+        if (std::isfinite(grad_norm)) {
+          set_learning_rate(optimizer, cfg.lr * lr_multiplier(state.step, total_steps,
+                                                              cfg.warmup_steps, cfg.lr_min_ratio));
+          optimizer.step();
+          state.acc.grad_norm += grad_norm;
+        } else {
+          MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite gradient norm; step skipped");
+        }
+      }
+      ++state.step;
+      state.acc.steps += 1;
+      state.acc.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      const bool epoch_end = state.micro + accum > usable;
+      if (epoch_end) {
+        ++state.epoch;
+        state.micro = 0;
+      }
+      bar.set(static_cast<uint64_t>(state.step));
+
+      if (state.step % cfg.log_every == 0 || state.step == total_steps) {
+        const double m = std::max<double>(1, static_cast<double>(state.acc.micro));
+        const json row = {
+            {"step", state.step},
+            {"epoch", state.epoch},
+            {"lr", cfg.lr * lr_multiplier(state.step - 1, total_steps, cfg.warmup_steps,
+                                          cfg.lr_min_ratio)},
+            {"aux_weight", aux_weight},
+            {"loss", state.acc.total / m},
+            {"aux", state.acc.aux / m},
+            {"sgns", state.acc.sgns / m},
+            {"ctr", state.acc.ctr / m},
+            {"mlm", state.acc.mlm / m},
+            {"grad_norm",
+             state.acc.grad_norm / std::max<double>(1, static_cast<double>(state.acc.steps))},
+            {"words_per_s",
+             static_cast<double>(state.acc.words) / std::max(1e-9, state.acc.seconds)},
+            {"micro_batches", state.acc.micro},
+            {"skipped_micro_batches", state.skipped}};
+        write_row(row);
+        if (summary.first_losses.is_null()) summary.first_losses = row;
+        summary.last_losses = row;
+        MORPHEUS_LOG(kDebug, row.dump());
+        state.acc = Accumulator{};
+      }
+      const bool eval_now = cfg.eval_every > 0 ? state.step % cfg.eval_every == 0 : epoch_end;
+      if (eval_now) run_eval();
+      const bool ckpt_now =
+          cfg.checkpoint_every > 0 ? state.step % cfg.checkpoint_every == 0 : epoch_end;
+      if (ckpt_now && state.step < total_steps) {
+        MORPHEUS_RETURN_IF_ERROR(save_training_state(options.out_dir, module, optimizer, state,
+                                                     config, options.data_dir));
+      }
+      if (options.after_step && !options.after_step(state.step)) {
+        stopped_by_hook = true;
+        break;
+      }
+      if (epoch_end) break;  // re-plan for the next epoch
+    }
+  }
+  bar.finish();
+  summary.steps = state.step;
+  summary.skipped_micro_batches = state.skipped;
+  summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  if (stopped_by_hook) return summary;
+
+  if (last_eval_step != state.step) run_eval();
+  MORPHEUS_RETURN_IF_ERROR(
+      save_training_state(options.out_dir, module, optimizer, state, config, options.data_dir));
+  model::CheckpointExtras extras;
+  extras.config_json = config.dump(2);
+  MORPHEUS_RETURN_IF_ERROR(
+      model::save_inference_checkpoint(path_join(options.out_dir, "final"), module->model, extras));
+  MORPHEUS_ASSIGN_OR_RETURN(std::string vocab,
+                            read_file(path_join(options.data_dir, "char_vocab.json")));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(path_join(options.out_dir, "final"), "char_vocab.json"), vocab));
+  return summary;
+}
+
+}  // namespace morpheus::train
