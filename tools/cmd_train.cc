@@ -7,7 +7,7 @@
 
 #include "core/logging.h"
 #include "tools/commands.h"
-#include "tools/run_config.h"
+#include "tools/config_loader.h"
 #include "train/trainer.h"
 
 namespace morpheus::tools {
@@ -23,7 +23,7 @@ struct TrainArgs {
 };
 
 Status run_train(const TrainArgs& args) {
-  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config, resolve_run_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config, load_config(args.configs, args.sets));
   train::TrainOptions options;
   options.data_dir = args.data_dir;
   options.out_dir = args.out_dir;

@@ -23,5 +23,7 @@ void register_prepare_commands(CLI::App& app, CommandRegistry& registry);
 
 // info: parameter counts per model part as JSON (tools/cmd_info.cc).
 void register_info_commands(CLI::App& app, CommandRegistry& registry);
+// train: the training loop on a prepared cache (tools/cmd_train.cc).
+void register_train_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

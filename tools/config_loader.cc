@@ -6,12 +6,16 @@
 
 #include "core/json_config.h"
 #include "model/config.h"
+#include "train/prepare.h"
+#include "train/train_config.h"
 
 namespace morpheus::tools {
 
 nlohmann::json default_config() {
   nlohmann::json defaults = nlohmann::json::object();
   model::add_model_config_defaults(defaults);
+  train::add_train_config_defaults(defaults);
+  defaults.update(train::prepare_config_defaults());
   return defaults;
 }
 

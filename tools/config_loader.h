@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The project-wide config: one JSON object with a section per owner ("model" from
-// model/config.h; "train", "prepare", ... are added to default_config() by their owners).
+// The project-wide config: one JSON object with a section per owner: "model" (model/config.h),
+// "train" (train/train_config.h), "prepare" (train/prepare.h).
 // Resolution (core/json_config.h): defaults ← each --config file ← each --set a.b=v.
 #pragma once
 
