@@ -77,6 +77,9 @@ if(MORPHEUS_WITH_TORCH)
       -- ${M} hybrid segment --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_words.txt)
     morpheus_cli_test(hybrid_invalid_utf8 1 --stderr-has "line 2: invalid UTF-8 at byte 0"
       -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/invalid_utf8.txt)
+  elseif("$ENV{CI}" STREQUAL "true")
+    # In CI the shared data must be present: fail instead of silently dropping the tests above.
+    morpheus_cli_test(hybrid_lexicons_present 0 -- test -f ${HYBRID_LEX}/kokler.json)
   endif()
 endif()
 
