@@ -51,8 +51,8 @@ TEST(PieceCodecTest, EncodesPiecesWithCaseTokens) {
   const std::vector<int32_t> ids = codec.encode("Evlerde EVLERDE").value();
   std::vector<std::string> shown;
   for (int32_t id : ids) shown.push_back(codec.id_to_string(id));
-  EXPECT_EQ(shown, (std::vector<std::string>{"<cap>", "ev", "ler", "de", " ", "<upper>", "ev",
-                                             "<upper>", "ler", "<upper>", "de"}));
+  EXPECT_EQ(shown, (std::vector<std::string>{"<cap>", "ev", "ler", "de", " ", "<upper_word>", "ev",
+                                             "ler", "de"}));
 }
 
 TEST(PieceCodecTest, TurkishDottedAndDotlessIRoundTrip) {
@@ -63,6 +63,17 @@ TEST(PieceCodecTest, TurkishDottedAndDotlessIRoundTrip) {
   // İ folds to the piece "i" with a case token, not to bytes.
   const std::vector<int32_t> ids = codec.encode("İ").value();
   EXPECT_EQ(ids, (std::vector<int32_t>{PieceCodec::kCapId, codec.piece_id("i")}));
+}
+
+TEST(PieceCodecTest, UpperWordScopeEndsAtTheNextSpan) {
+  const PieceCodec codec = make_codec();
+  const std::vector<int32_t> ids = codec.encode("EVLERDE evlerde").value();
+  EXPECT_EQ(ids[0], PieceCodec::kUpperWordId);
+  EXPECT_EQ(ids.size(), 1u + 3u + 1u + 3u);
+  EXPECT_EQ(codec.decode(ids).value(), "EVLERDE evlerde");
+  // A partly upper-case word falls back to per-piece case tokens.
+  EXPECT_EQ(round_trip(codec, "EVLERde"), "EVLERde");
+  EXPECT_EQ(codec.encode("EVLERde").value()[0], PieceCodec::kUpperId);
 }
 
 TEST(PieceCodecTest, MixedCaseFallsBackToOriginalBytes) {
@@ -106,6 +117,7 @@ TEST(PieceCodecTest, DecodeRejectsBadIds) {
   EXPECT_FALSE(codec.decode({-1}).ok());
   EXPECT_FALSE(codec.decode({PieceCodec::kCapId}).ok());
   EXPECT_FALSE(codec.decode({PieceCodec::kCapId, 'a'}).ok());
+  EXPECT_FALSE(codec.decode({PieceCodec::kUpperWordId, codec.piece_id(" ")}).ok());
 }
 
 TEST(PieceCodecTest, DuplicateOrEmptyPiecesAreRejected) {
