@@ -70,6 +70,8 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces, WordSeg
     if (!utf8::is_valid(p)) {
       return invalid_argument("piece " + std::to_string(i) + " is not valid UTF-8");
     }
+    const char32_t first = utf8::decode_one(p, 0).code_point;
+    codec.word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
     const auto [it, inserted] =
         codec.piece_ids_.emplace(p, kFirstPieceId + static_cast<int32_t>(i));
     if (!inserted) {
@@ -97,6 +99,7 @@ std::string PieceCodec::id_to_string(int32_t id) const {
   }
   if (id == kCapId) return "<cap>";
   if (id == kUpperId) return "<upper>";
+  if (id == kUpperWordId) return "<upper_word>";
   return pieces_[static_cast<size_t>(id - kFirstPieceId)];
 }
 
@@ -179,6 +182,18 @@ void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>*
 
   const bool all_lower = folded.size() == original.size() &&
                          std::equal(folded.begin(), folded.end(), original.begin());
+  if (!all_lower && units->size() >= 2) {
+    bool word_upper = true;
+    for (const Unit& u : *units) word_upper = word_upper && u.id >= 0;
+    for (size_t k = 0; word_upper && k < orig_cps.size(); ++k) {
+      word_upper = orig_cps[k] == unicode::to_upper(folded_cps[k], options_.turkish_case);
+    }
+    if (word_upper) {
+      ids->push_back(kUpperWordId);
+      for (const Unit& u : *units) ids->push_back(u.id);
+      return;
+    }
+  }
   size_t cp = 0;    // code point index of the unit
   size_t byte = 0;  // byte offset of the unit in `original`
   for (const Unit& u : *units) {
@@ -283,7 +298,8 @@ StatusOr<std::vector<int32_t>> PieceCodec::encode(std::string_view text) const {
 
 Status PieceCodec::decode(const std::vector<int32_t>& ids, std::string* text) const {
   const int32_t size = vocab_size();
-  int32_t pending = -1;
+  int32_t pending = -1;     // a case token waiting for its first piece
+  bool word_upper = false;  // inside the scope of <upper_word>
   std::u32string cps;
   for (size_t i = 0; i < ids.size(); ++i) {
     const int32_t id = ids[i];
@@ -292,28 +308,37 @@ Status PieceCodec::decode(const std::vector<int32_t>& ids, std::string* text) co
                                   " is outside [0, " + std::to_string(size) + ")",
                               "decode ids produced by the same model");
     }
-    if (pending >= 0 && (id < kFirstPieceId)) {
+    if (pending >= 0 &&
+        (id < kFirstPieceId ||
+         (pending == kUpperWordId && !word_piece_[static_cast<size_t>(id - kFirstPieceId)]))) {
       return invalid_argument("case token at position " + std::to_string(i - 1) +
-                              " is not followed by a piece");
+                              " is not followed by a word piece");
     }
     if (id < kNumBytes) {
       text->push_back(static_cast<char>(static_cast<unsigned char>(id)));
-    } else if (id == kCapId || id == kUpperId) {
+      word_upper = false;
+      continue;
+    }
+    if (id < kFirstPieceId) {
       pending = id;
-    } else {
-      const std::string& piece = pieces_[static_cast<size_t>(id - kFirstPieceId)];
-      if (pending < 0) {
-        text->append(piece);
-      } else {
-        decode_valid(piece, &cps);
-        for (size_t k = 0; k < cps.size(); ++k) {
-          if (k == 0 || pending == kUpperId) {
-            cps[k] = unicode::to_upper(cps[k], options_.turkish_case);
-          }
-          utf8::append(cps[k], *text);
-        }
-        pending = -1;
-      }
+      word_upper = false;
+      continue;
+    }
+    const size_t index = static_cast<size_t>(id - kFirstPieceId);
+    const std::string& piece = pieces_[index];
+    if (pending == kUpperWordId) word_upper = true;
+    if (word_upper && !word_piece_[index]) word_upper = false;
+    const bool all = pending == kUpperId || word_upper;
+    const bool first = pending == kCapId;
+    pending = -1;
+    if (!all && !first) {
+      text->append(piece);
+      continue;
+    }
+    decode_valid(piece, &cps);
+    for (size_t k = 0; k < cps.size(); ++k) {
+      if (all || k == 0) cps[k] = unicode::to_upper(cps[k], options_.turkish_case);
+      utf8::append(cps[k], *text);
     }
   }
   if (pending >= 0) {

@@ -36,15 +36,20 @@ struct PieceCodecOptions {
 //   [0, 256)          byte tokens <0x00>..<0xFF>: raw bytes of the ORIGINAL text
 //   256  <cap>        the next piece is written with its first code point upper-cased
 //   257  <upper>      the next piece is written with all its code points upper-cased
-//   [258, 258 + P)    piece i of the vocabulary (kFirstPieceId + i), written as stored
+//   258  <upper_word> every following word piece (a piece whose first code point is a letter or
+//                     a mark) is upper-cased, up to the next byte token, case token, non-word
+//                     piece or the end: the whole letter run
+//   [259, 259 + P)    piece i of the vocabulary (kFirstPieceId + i), written as stored
 //
 // Encoding scheme: the text is cut by pretokenize() (tokenizer/pretokenizer.h).
 //   * Letter runs are case-folded code point by code point (core/unicode.h, one to one), the
 //     folded run is split by the segmenter, and each piece becomes its piece id. A piece that is
 //     not in the vocabulary is split into code points, each its piece id or its bytes.
-//     Case comes back per piece: nothing (all lower), <cap> (first upper, rest lower), <upper>
-//     (all upper), or, for any other pattern or a character whose case does not round-trip
-//     (e.g. Kelvin sign K), the ORIGINAL bytes of that piece as byte tokens (lossless fallback).
+//     Case: a run of >= 2 units, all in the vocabulary and all upper case, is <upper_word> +
+//     pieces. Otherwise case comes back per piece: nothing (all lower), <cap> (first upper, rest
+//     lower), <upper> (all upper), or, for any other pattern or a character whose case does not
+//     round-trip (e.g. Kelvin sign K), the ORIGINAL bytes of that piece as byte tokens (lossless
+//     fallback).
 //   * Every other span (digits, whitespace, apostrophes, punctuation, emoji, other marks) is one
 //     piece id when the whole span is in the vocabulary, else per code point its piece id or its
 //     UTF-8 bytes. Invalid bytes (allow_invalid) are byte tokens.
@@ -56,7 +61,8 @@ class PieceCodec {
   static constexpr int32_t kNumBytes = 256;
   static constexpr int32_t kCapId = 256;
   static constexpr int32_t kUpperId = 257;
-  static constexpr int32_t kFirstPieceId = 258;
+  static constexpr int32_t kUpperWordId = 258;
+  static constexpr int32_t kFirstPieceId = 259;
 
   // `pieces`: distinct non-empty strings of valid UTF-8; duplicates or empty pieces are
   // INVALID_ARGUMENT naming the index. `segment` may be empty (whole letter runs are looked up).
@@ -86,7 +92,7 @@ class PieceCodec {
 
   int32_t vocab_size() const { return kFirstPieceId + static_cast<int32_t>(pieces_.size()); }
   const std::vector<std::string>& pieces() const { return pieces_; }
-  // "<0x41>", "<cap>", "<upper>" or the piece string. `id` must be in range.
+  // "<0x41>", "<cap>", "<upper>", "<upper_word>" or the piece string. `id` must be in range.
   std::string id_to_string(int32_t id) const;
   // Id of a piece string, or -1.
   int32_t piece_id(std::string_view piece) const;
@@ -108,6 +114,7 @@ class PieceCodec {
 
   std::vector<std::string> pieces_;
   std::unordered_map<std::string, int32_t> piece_ids_;
+  std::vector<uint8_t> word_piece_;  // per piece: first code point is a letter or a mark
   WordSegmentFn segment_;
   PieceCodecOptions options_;
   std::unique_ptr<Cache> cache_;

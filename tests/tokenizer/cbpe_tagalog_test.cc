@@ -124,7 +124,11 @@ TEST(TagalogSegmenterTest, GoldBoundaryF1WithItagalogRoots) {
   const std::string roots_path = file_exists(kItagalog) ? kItagalog : "";
   MORPHEUS_REQUIRE_DATA(roots_path, "Debian package itagalog");
   const nlohmann::json gold = nlohmann::json::parse(read_file(gold_path).value());
-  const TagalogRoots roots = TagalogRoots::load(roots_path).value();
+  StatusOr<TagalogRoots> loaded = TagalogRoots::load(roots_path);
+  if (!loaded.ok() && loaded.status().code() == StatusCode::kUnimplemented) {
+    GTEST_SKIP() << loaded.status().to_string();  // built without zlib
+  }
+  const TagalogRoots roots = std::move(loaded).value();
   EXPECT_GT(roots.size(), 18000u);
   size_t n = 0;
   const double f1_itagalog =

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <thread>
 
 #include "core/file_util.h"
 #include "core/utf8.h"
@@ -50,8 +51,8 @@ TEST(PieceCodecTest, EncodesPiecesWithCaseTokens) {
   const std::vector<int32_t> ids = codec.encode("Evlerde EVLERDE").value();
   std::vector<std::string> shown;
   for (int32_t id : ids) shown.push_back(codec.id_to_string(id));
-  EXPECT_EQ(shown, (std::vector<std::string>{"<cap>", "ev", "ler", "de", " ", "<upper>", "ev",
-                                             "<upper>", "ler", "<upper>", "de"}));
+  EXPECT_EQ(shown, (std::vector<std::string>{"<cap>", "ev", "ler", "de", " ", "<upper_word>", "ev",
+                                             "ler", "de"}));
 }
 
 TEST(PieceCodecTest, TurkishDottedAndDotlessIRoundTrip) {
@@ -62,6 +63,17 @@ TEST(PieceCodecTest, TurkishDottedAndDotlessIRoundTrip) {
   // İ folds to the piece "i" with a case token, not to bytes.
   const std::vector<int32_t> ids = codec.encode("İ").value();
   EXPECT_EQ(ids, (std::vector<int32_t>{PieceCodec::kCapId, codec.piece_id("i")}));
+}
+
+TEST(PieceCodecTest, UpperWordScopeEndsAtTheNextSpan) {
+  const PieceCodec codec = make_codec();
+  const std::vector<int32_t> ids = codec.encode("EVLERDE evlerde").value();
+  EXPECT_EQ(ids[0], PieceCodec::kUpperWordId);
+  EXPECT_EQ(ids.size(), 1u + 3u + 1u + 3u);
+  EXPECT_EQ(codec.decode(ids).value(), "EVLERDE evlerde");
+  // A partly upper-case word falls back to per-piece case tokens.
+  EXPECT_EQ(round_trip(codec, "EVLERde"), "EVLERde");
+  EXPECT_EQ(codec.encode("EVLERde").value()[0], PieceCodec::kUpperId);
 }
 
 TEST(PieceCodecTest, MixedCaseFallsBackToOriginalBytes) {
@@ -105,6 +117,7 @@ TEST(PieceCodecTest, DecodeRejectsBadIds) {
   EXPECT_FALSE(codec.decode({-1}).ok());
   EXPECT_FALSE(codec.decode({PieceCodec::kCapId}).ok());
   EXPECT_FALSE(codec.decode({PieceCodec::kCapId, 'a'}).ok());
+  EXPECT_FALSE(codec.decode({PieceCodec::kUpperWordId, codec.piece_id(" ")}).ok());
 }
 
 TEST(PieceCodecTest, DuplicateOrEmptyPiecesAreRejected) {
@@ -122,6 +135,54 @@ TEST(PieceCodecTest, SegmenterThatDoesNotSpellTheWordIsIgnored) {
                              return std::vector<std::string>{"x"};
                            }).value();
   EXPECT_EQ(codec.encode("ab").value(), (std::vector<int32_t>{codec.piece_id("ab")}));
+}
+
+class HalvesSegmenter : public Segmenter {
+ public:
+  std::vector<std::string> segment(std::string_view word) const override {
+    if (word.size() < 4 || word.size() % 2 != 0) return {std::string(word)};
+    return {std::string(word.substr(0, word.size() / 2)),
+            std::string(word.substr(word.size() / 2))};
+  }
+  std::string name() const override { return "halves"; }
+};
+
+TEST(PieceCodecTest, AcceptsASegmenterInterface) {
+  const HalvesSegmenter halves;
+  const PieceCodec codec = PieceCodec::create({"ev", "de", "evde"}, segment_fn(halves)).value();
+  EXPECT_EQ(codec.encode("evde").value(),
+            (std::vector<int32_t>{codec.piece_id("ev"), codec.piece_id("de")}));
+}
+
+TEST(PieceCodecTest, CacheDoesNotChangeIds) {
+  PieceCodecOptions no_cache;
+  no_cache.cache_capacity = 0;
+  const PieceCodec cached = make_codec();
+  const PieceCodec uncached =
+      PieceCodec::create(cached.pieces(), pairs_segmenter, no_cache).value();
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 500; ++i) {
+    const std::string s = testing::random_text(rng, 40);
+    if (s.find("evlerde") != std::string::npos) continue;  // make_codec's special word
+    EXPECT_EQ(cached.encode(s).value(), uncached.encode(s).value());
+    EXPECT_EQ(cached.encode(s).value(), uncached.encode(s).value());  // now from the cache
+  }
+}
+
+TEST(PieceCodecTest, ConcurrentEncodesAgree) {
+  const PieceCodec codec = make_codec();
+  std::vector<std::string> texts;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 400; ++i) texts.push_back(testing::random_text(rng, 40));
+  std::vector<std::vector<int32_t>> a(texts.size()), b(texts.size());
+  auto run = [&codec, &texts](std::vector<std::vector<int32_t>>* out) {
+    for (size_t i = 0; i < texts.size(); ++i) (*out)[i] = codec.encode(texts[i]).value();
+  };
+  std::thread t1(run, &a);
+  std::thread t2(run, &b);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(a, b);
 }
 
 TEST(PieceCodecTest, RandomTextRoundTripsExactly) {

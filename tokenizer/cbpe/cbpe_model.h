@@ -8,7 +8,8 @@
 //   vocab.json        the reference's layout (<pad> <unk> <s> </s>, base characters, merges)
 //   merges.txt        "left<TAB>right" per merge, in rank order (byte-compatible with reference)
 //   segmentation.tsv  only for "file": the boundaries of the training words (word<TAB>pieces)
-// Codec ids: 0..255 bytes, 256 <cap>, 257 <upper>, then vocab.json token i (i >= 4) at 254 + i.
+// Codec ids: 0..255 bytes, 256 <cap>, 257 <upper>, 258 <upper_word>, then vocab.json token i
+// (i >= 4) at 255 + i.
 #pragma once
 
 #include <memory>
