@@ -10,7 +10,7 @@
 namespace morpheus::model {
 namespace {
 
-constexpr double kGradTol = 1e-6;
+constexpr double kAttentionGradTol = 1e-6;
 
 TEST(RopeTest, DotProductDependsOnlyOnOffset) {
   Rope rope(RopeOptions(8, 16));
@@ -31,7 +31,7 @@ TEST(RopeSelfAttentionTest, FiniteDifferenceGradientInDouble) {
   torch::Tensor mask = torch::arange(6).unsqueeze(0) < torch::tensor({6, 4}).unsqueeze(1);
   torch::Tensor x = torch::randn({2, 6, 8}, torch::kDouble) * mask.unsqueeze(-1);
   auto f = [&](const torch::Tensor& in) { return attn->forward(in, mask); };
-  EXPECT_LT(testing::max_gradient_error(f, x), kGradTol);
+  EXPECT_LT(testing::max_gradient_error(f, x), kAttentionGradTol);
 }
 
 TEST(RopeSelfAttentionTest, PaddedKeysDoNotChangeValidOutputs) {

@@ -12,7 +12,7 @@
 namespace morpheus::model {
 namespace {
 
-constexpr double kPadTol = 1e-5;
+constexpr double kMorpheusPadTol = 1e-5;
 
 TEST(MorpheusTest, PaperConfigParameterCounts) {
   ModelConfig c;  // defaults are the paper configuration
@@ -42,20 +42,20 @@ TEST(MorpheusTest, AddingPaddingChangesNoOutput) {
   for (int64_t w = 0; w < 6; ++w) {
     MorpheusOutput one = m->forward(b.char_ids.slice(0, w, w + 1), b.case_flags.slice(0, w, w + 1));
     EXPECT_LT((one.word_embeddings[0] - short_out.word_embeddings[w]).abs().max().item<double>(),
-              kPadTol);
+              kMorpheusPadTol);
   }
   EXPECT_LT((short_out.word_embeddings - wide_out.word_embeddings).abs().max().item<double>(),
-            kPadTol);
+            kMorpheusPadTol);
   EXPECT_LT(
       (short_out.char_hidden - wide_out.char_hidden.slice(1, 0, t)).abs().max().item<double>(),
-      kPadTol);
+      kMorpheusPadTol);
   EXPECT_LT((short_out.boundary_probs - wide_out.boundary_probs.slice(1, 0, t - 1))
                 .abs()
                 .max()
                 .item<double>(),
-            kPadTol);
+            kMorpheusPadTol);
   EXPECT_LT((short_out.membership - wide_out.membership.slice(1, 0, t)).abs().max().item<double>(),
-            kPadTol);
+            kMorpheusPadTol);
   EXPECT_EQ(wide_out.membership.slice(1, t).abs().max().item<double>(), 0.0);
 }
 

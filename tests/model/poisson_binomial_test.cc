@@ -13,9 +13,9 @@
 namespace morpheus::model {
 namespace {
 
-constexpr double kExactTol = 1e-12;  // double DP vs enumeration
-constexpr double kKernelTol = 1e-6;  // fused vs tensor ops (float)
-constexpr double kGradTol = 1e-7;    // finite differences in double
+constexpr double kPbExactTol = 1e-12;  // double DP vs enumeration
+constexpr double kPbKernelTol = 1e-6;  // fused vs tensor ops (float)
+constexpr double kPbGradTol = 1e-7;    // finite differences in double
 
 // M[j,k] by enumerating all 2^(T-1) boundary patterns of one word.
 torch::Tensor brute_force_membership(const torch::Tensor& p, int64_t s) {
@@ -45,7 +45,7 @@ TEST(PoissonBinomialTest, MatchesBruteForceEnumeration) {
         torch::Tensor m = soft_membership(probs, mask, s, kernel);
         for (int64_t w = 0; w < 3; ++w) {
           torch::Tensor expected = brute_force_membership(probs[w], s);
-          EXPECT_LT((m[w] - expected).abs().max().item<double>(), kExactTol)
+          EXPECT_LT((m[w] - expected).abs().max().item<double>(), kPbExactTol)
               << "T=" << t << " S=" << s;
         }
       }
@@ -60,7 +60,7 @@ TEST(PoissonBinomialTest, ValidRowsSumToOnePaddedRowsAreZero) {
   torch::Tensor mask = torch::arange(12).unsqueeze(0) < lengths.unsqueeze(1);
   torch::Tensor m = soft_membership(probs, mask, 5);
   torch::Tensor sums = m.sum(-1);
-  EXPECT_LT((sums - mask.to(torch::kDouble)).abs().max().item<double>(), kExactTol);
+  EXPECT_LT((sums - mask.to(torch::kDouble)).abs().max().item<double>(), kPbExactTol);
 }
 
 TEST(PoissonBinomialTest, HardProbabilitiesGiveOneHotRows) {
@@ -88,7 +88,7 @@ TEST(PoissonBinomialTest, FusedEqualsTensorOpsForwardAndBackward) {
       outs.push_back(m.detach());
       grads.push_back(p.grad());
     }
-    const double tol = dtype == torch::kFloat ? kKernelTol : kExactTol;
+    const double tol = dtype == torch::kFloat ? kPbKernelTol : kPbExactTol;
     EXPECT_LT((outs[0] - outs[1]).abs().max().item<double>(), tol);
     // Gradients reach |g| ~ 10 here: compare relative to the largest one (float32 rounding).
     const double scale = std::max(1.0, grads[1].abs().max().item<double>());
@@ -107,8 +107,8 @@ TEST(PoissonBinomialTest, AnalyticBackwardEqualsNaiveAutograd) {
   torch::Tensor slow = soft_membership_naive(p2, mask, 4);
   (fast * upstream).sum().backward();
   (slow * upstream).sum().backward();
-  EXPECT_LT((fast - slow).abs().max().item<double>(), kExactTol);
-  EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kExactTol);
+  EXPECT_LT((fast - slow).abs().max().item<double>(), kPbExactTol);
+  EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kPbExactTol);
 }
 
 TEST(PoissonBinomialTest, NonPrefixMaskMatchesNaiveAutograd) {
@@ -123,8 +123,8 @@ TEST(PoissonBinomialTest, NonPrefixMaskMatchesNaiveAutograd) {
     torch::Tensor slow = soft_membership_naive(p2, mask, 5);
     (fast * upstream).sum().backward();
     (slow * upstream).sum().backward();
-    EXPECT_LT((fast - slow).abs().max().item<double>(), kExactTol);
-    EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kExactTol);
+    EXPECT_LT((fast - slow).abs().max().item<double>(), kPbExactTol);
+    EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kPbExactTol);
   }
 }
 
@@ -134,7 +134,7 @@ TEST(PoissonBinomialTest, FiniteDifferenceGradientBothKernels) {
   torch::Tensor mask = torch::arange(10).unsqueeze(0) < torch::tensor({10, 6, 3}).unsqueeze(1);
   for (auto kernel : {SegmentationKernel::kFused, SegmentationKernel::kTensorOps}) {
     auto f = [&](const torch::Tensor& p) { return soft_membership(p, mask, 4, kernel); };
-    EXPECT_LT(testing::max_gradient_error(f, probs), kGradTol);
+    EXPECT_LT(testing::max_gradient_error(f, probs), kPbGradTol);
   }
 }
 

@@ -11,8 +11,8 @@
 namespace morpheus::model {
 namespace {
 
-constexpr double kLoopTol = 1e-5;
-constexpr double kGradTol = 1e-6;
+constexpr double kPoolingLoopTol = 1e-5;
+constexpr double kPoolingGradTol = 1e-6;
 
 TEST(SegmentPoolingTest, HardMembershipEqualsPerSegmentLoop) {
   torch::manual_seed(11);
@@ -41,13 +41,14 @@ TEST(SegmentPoolingTest, HardMembershipEqualsPerSegmentLoop) {
       torch::Tensor idx = torch::tensor(members);
       torch::Tensor a = torch::softmax(scores[w].index_select(0, idx), 0);
       torch::Tensor expected = (a.unsqueeze(1) * hidden[w].index_select(0, idx)).sum(0);
-      EXPECT_LT((out.segment_embeddings[w][k] - expected).abs().max().item<double>(), kLoopTol);
+      EXPECT_LT((out.segment_embeddings[w][k] - expected).abs().max().item<double>(),
+                kPoolingLoopTol);
     }
   }
   torch::Tensor segf = out.segment_mask.to(torch::kFloat).unsqueeze(-1);
   torch::Tensor mean = (out.segment_embeddings * segf).sum(1) / segf.sum(1);
   torch::Tensor word = pool->norm(mean + pool->fusion_ffn->forward(mean));
-  EXPECT_LT((out.word_embeddings - word).abs().max().item<double>(), kLoopTol);
+  EXPECT_LT((out.word_embeddings - word).abs().max().item<double>(), kPoolingLoopTol);
 }
 
 TEST(SegmentPoolingTest, FiniteDifferenceGradientInDouble) {
@@ -67,8 +68,8 @@ TEST(SegmentPoolingTest, FiniteDifferenceGradientInDouble) {
     PoolingOutput o = pool->forward(hidden, soft_membership(p, mask, s), mask);
     return torch::cat({o.word_embeddings.flatten(), o.segment_embeddings.flatten()});
   };
-  EXPECT_LT(testing::max_gradient_error(f_hidden, hidden), kGradTol);
-  EXPECT_LT(testing::max_gradient_error(f_probs, probs), kGradTol);
+  EXPECT_LT(testing::max_gradient_error(f_hidden, hidden), kPoolingGradTol);
+  EXPECT_LT(testing::max_gradient_error(f_probs, probs), kPoolingGradTol);
 }
 
 }  // namespace
