@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace morpheus::model {
@@ -52,20 +53,27 @@ torch::Tensor pb_backward_tensor_ops(const torch::Tensor& g, const torch::Tensor
 
 constexpr int64_t kPbGrain = 64;  // words per parallel_for task
 
-torch::Tensor pb_forward_fused(const torch::Tensor& probs_in, int64_t s) {
+// Fused forward: rows j < lengths[w] hold f_j, rows >= lengths[w] are 0. probs [N,T-1].
+torch::Tensor pb_forward_fused(const torch::Tensor& probs_in, const torch::Tensor& lengths_in,
+                               int64_t s) {
   TORCH_CHECK(probs_in.device().is_cpu(), "fused Poisson-binomial kernel needs CPU tensors");
   torch::Tensor probs = probs_in.contiguous();
+  torch::Tensor lengths = lengths_in.to(torch::kLong).contiguous();
   const int64_t n = probs.size(0), gaps = probs.size(1), t = gaps + 1;
-  torch::Tensor table = torch::empty({n, t, s}, probs.options());
+  torch::Tensor out = torch::empty({n, t, s}, probs.options());
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_forward_fused", [&] {
     const scalar_t* p_all = probs.data_ptr<scalar_t>();
-    scalar_t* f_all = table.data_ptr<scalar_t>();
+    const int64_t* len_all = lengths.data_ptr<int64_t>();
+    scalar_t* f_all = out.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       for (int64_t w = begin; w < end; ++w) {
         const scalar_t* p = p_all + w * gaps;
         scalar_t* f = f_all + w * t * s;
+        const int64_t len = std::min(std::max<int64_t>(len_all[w], 0), t);
+        std::fill(f + len * s, f + t * s, scalar_t(0));
+        if (len == 0) continue;
         for (int64_t k = 0; k < s; ++k) f[k] = k == 0 ? scalar_t(1) : scalar_t(0);
-        for (int64_t j = 1; j < t; ++j) {
+        for (int64_t j = 1; j < len; ++j) {
           const scalar_t* prev = f + (j - 1) * s;
           scalar_t* cur = f + j * s;
           const scalar_t pj = p[j - 1], qj = scalar_t(1) - pj;
@@ -76,29 +84,34 @@ torch::Tensor pb_forward_fused(const torch::Tensor& probs_in, int64_t s) {
       }
     });
   });
-  return table;
+  return out;
 }
 
+// Fused backward over rows j < lengths[w] (rows beyond carry no gradient); gaps >= len−1 get 0.
 torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& table_in,
-                                const torch::Tensor& probs_in) {
+                                const torch::Tensor& probs_in, const torch::Tensor& lengths_in) {
   torch::Tensor g = g_in.contiguous(), table = table_in.contiguous();
   torch::Tensor probs = probs_in.contiguous();
+  torch::Tensor lengths = lengths_in.to(torch::kLong).contiguous();
   const int64_t n = probs.size(0), gaps = probs.size(1), t = gaps + 1, s = table.size(2);
-  torch::Tensor grad_p = torch::empty_like(probs);
+  torch::Tensor grad_p = torch::zeros_like(probs);
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_backward_fused", [&] {
     const scalar_t* p_all = probs.data_ptr<scalar_t>();
     const scalar_t* f_all = table.data_ptr<scalar_t>();
     const scalar_t* g_all = g.data_ptr<scalar_t>();
+    const int64_t* len_all = lengths.data_ptr<int64_t>();
     scalar_t* gp_all = grad_p.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       std::vector<scalar_t> lam(static_cast<size_t>(s)), next(static_cast<size_t>(s));
       for (int64_t w = begin; w < end; ++w) {
+        const int64_t len = std::min(std::max<int64_t>(len_all[w], 0), t);
+        if (len <= 1) continue;
         const scalar_t* p = p_all + w * gaps;
         const scalar_t* f = f_all + w * t * s;
         const scalar_t* gw = g_all + w * t * s;
         scalar_t* gp = gp_all + w * gaps;
-        for (int64_t k = 0; k < s; ++k) lam[k] = gw[(t - 1) * s + k];
-        for (int64_t j = t - 1; j >= 1; --j) {
+        for (int64_t k = 0; k < s; ++k) lam[k] = gw[(len - 1) * s + k];
+        for (int64_t j = len - 1; j >= 1; --j) {
           const scalar_t* prev = f + (j - 1) * s;
           const scalar_t* gprev = gw + (j - 1) * s;
           const scalar_t pj = p[j - 1], qj = scalar_t(1) - pj;
@@ -117,24 +130,52 @@ torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& 
   return grad_p;
 }
 
+enum PbMode : int64_t { kPbTensorOps = 0, kPbFusedPrefix = 1, kPbFusedGeneral = 2 };
+
 struct PoissonBinomialFunction : public torch::autograd::Function<PoissonBinomialFunction> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& probs,
                                const torch::Tensor& mask, int64_t s, bool fused) {
-    torch::Tensor table = fused ? pb_forward_fused(probs, s) : pb_forward_tensor_ops(probs, s);
+    const auto dtype = probs.scalar_type();
+    if (!fused) {
+      torch::Tensor table = pb_forward_tensor_ops(probs, s);
+      ctx->save_for_backward({probs, table, mask});
+      ctx->saved_data["mode"] = int64_t{kPbTensorOps};
+      return table * mask.unsqueeze(-1).to(dtype);
+    }
+    const int64_t t = mask.size(1);
+    torch::Tensor lengths = mask.sum(1);
+    const bool prefix =
+        torch::equal(mask, torch::arange(t, lengths.options()).unsqueeze(0) < lengths.unsqueeze(1));
+    if (prefix) {  // valid positions are 0..len-1: padded rows written as 0, never read back
+      torch::Tensor out = pb_forward_fused(probs, lengths, s);
+      ctx->save_for_backward({probs, out, lengths});
+      ctx->saved_data["mode"] = int64_t{kPbFusedPrefix};
+      return out;
+    }
+    torch::Tensor full = torch::full({mask.size(0)}, t, lengths.options());
+    torch::Tensor table = pb_forward_fused(probs, full, s);
     ctx->save_for_backward({probs, table, mask});
-    ctx->saved_data["fused"] = fused;
-    return table * mask.unsqueeze(-1).to(table.dtype());
+    ctx->saved_data["mode"] = int64_t{kPbFusedGeneral};
+    return table * mask.unsqueeze(-1).to(dtype);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const variable_list saved = ctx->get_saved_variables();
     const torch::Tensor& probs = saved[0];
     const torch::Tensor& table = saved[1];
-    const torch::Tensor& mask = saved[2];
-    torch::Tensor g = grad_outputs[0] * mask.unsqueeze(-1).to(table.dtype());
-    torch::Tensor grad_p = ctx->saved_data["fused"].toBool()
-                               ? pb_backward_fused(g, table, probs)
-                               : pb_backward_tensor_ops(g, table, probs);
+    const int64_t mode = ctx->saved_data["mode"].toInt();
+    torch::Tensor grad_p;
+    if (mode == kPbFusedPrefix) {
+      grad_p = pb_backward_fused(grad_outputs[0], table, probs, saved[2]);
+    } else {
+      const torch::Tensor& mask = saved[2];
+      torch::Tensor g = grad_outputs[0] * mask.unsqueeze(-1).to(table.dtype());
+      grad_p = mode == kPbTensorOps
+                   ? pb_backward_tensor_ops(g, table, probs)
+                   : pb_backward_fused(g, table, probs,
+                                       torch::full({mask.size(0)}, mask.size(1),
+                                                   torch::TensorOptions().dtype(torch::kLong)));
+    }
     return {grad_p, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };

@@ -35,7 +35,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(info_tiny 0 --stdout-has inference_total -- ${M} info --config ${CONFIGS}/tiny.json)
   morpheus_cli_test(info_unknown_key 1 --stderr-has "model.bogus"
     -- ${M} info --config ${CONFIGS}/tiny.json --set model.bogus=1)
-  morpheus_cli_test(info_bad_value 1 --stderr-has "model.num_heads"
+  morpheus_cli_test(info_bad_value 1 --stderr-has "num_heads = 7"
     -- ${M} info --config ${CONFIGS}/paper.json --set model.num_heads=7)
   morpheus_cli_test(info_missing_config 1 --stderr-has no_such.json -- ${M} info --config no_such.json)
 endif()

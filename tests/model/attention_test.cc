@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// RoPE and attention: relative-offset property, masking, finite-difference gradients in double.
+#include "model/attention.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "tests/model/model_test_util.h"
+
+namespace morpheus::model {
+namespace {
+
+constexpr double kAttentionGradTol = 1e-6;
+
+TEST(RopeTest, DotProductDependsOnlyOnOffset) {
+  Rope rope(RopeOptions(8, 16));
+  torch::manual_seed(7);
+  torch::Tensor q = torch::randn({1, 1, 1, 8}).expand({1, 1, 16, 8}).contiguous();
+  torch::Tensor k = torch::randn({1, 1, 1, 8}).expand({1, 1, 16, 8}).contiguous();
+  torch::Tensor rq = rope->forward(q), rk = rope->forward(k);
+  auto dot = [&](int64_t i, int64_t j) { return (rq[0][0][i] * rk[0][0][j]).sum().item<double>(); };
+  EXPECT_NEAR(dot(3, 1), dot(10, 8), 1e-5);
+  EXPECT_NEAR(dot(0, 5), dot(7, 12), 1e-5);
+}
+
+TEST(RopeSelfAttentionTest, FiniteDifferenceGradientInDouble) {
+  torch::manual_seed(8);
+  RopeSelfAttention attn(RopeSelfAttentionOptions(8, 2, 8));
+  attn->to(torch::kDouble);
+  attn->eval();
+  torch::Tensor mask = torch::arange(6).unsqueeze(0) < torch::tensor({6, 4}).unsqueeze(1);
+  torch::Tensor x = torch::randn({2, 6, 8}, torch::kDouble) * mask.unsqueeze(-1);
+  auto f = [&](const torch::Tensor& in) { return attn->forward(in, mask); };
+  EXPECT_LT(testing::max_gradient_error(f, x), kAttentionGradTol);
+}
+
+TEST(RopeSelfAttentionTest, PaddedKeysDoNotChangeValidOutputs) {
+  torch::manual_seed(9);
+  RopeSelfAttention attn(RopeSelfAttentionOptions(8, 2, 16));
+  attn->eval();
+  torch::Tensor x = torch::randn({1, 10, 8});
+  torch::Tensor mask = torch::arange(10).unsqueeze(0) < 5;
+  torch::Tensor y1 = attn->forward(x, mask);
+  torch::Tensor x2 = x.clone();
+  x2.slice(1, 5) = torch::randn({1, 5, 8}) * 100;
+  torch::Tensor y2 = attn->forward(x2, mask);
+  EXPECT_LT((y1 - y2).abs().max().item<double>(), 1e-6);
+  EXPECT_EQ(y1.slice(1, 5).abs().max().item<double>(), 0.0);
+}
+
+TEST(MultiheadAttentionTest, CausalMaskIgnoresFuture) {
+  torch::manual_seed(10);
+  MultiheadAttention mha(MultiheadAttentionOptions(8, 2));
+  torch::Tensor x = torch::randn({1, 6, 8});
+  torch::Tensor y1 = mha->forward(x, x, {}, true);
+  torch::Tensor x2 = x.clone();
+  x2.slice(1, 3) = torch::randn({1, 3, 8});
+  torch::Tensor y2 = mha->forward(x2, x2, {}, true);
+  EXPECT_LT((y1.slice(1, 0, 3) - y2.slice(1, 0, 3)).abs().max().item<double>(), 1e-6);
+}
+
+}  // namespace
+}  // namespace morpheus::model

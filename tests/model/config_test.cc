@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// ModelConfig: JSON round trip, unknown keys, validation, aux-weight curriculum.
+#include "model/config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace morpheus::model {
+namespace {
+
+TEST(ModelConfigTest, JsonRoundTrip) {
+  ModelConfig c;
+  c.char_dim = 64;
+  c.num_heads = 4;
+  c.cnn_channels = 16;
+  c.cnn_kernels = {2, 3, 4, 5};
+  nlohmann::json j;
+  j["model"] = c;
+  StatusOr<ModelConfig> back = model_config_from_json(j, "test");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(nlohmann::json(back.value()), nlohmann::json(c));
+}
+
+TEST(ModelConfigTest, UnknownKeyIsAnError) {
+  nlohmann::json j = {{"model", {{"char_dimm", 3}}}};
+  StatusOr<ModelConfig> c = model_config_from_json(j, "cfg.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("model.char_dimm"), std::string::npos);
+  EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos);
+}
+
+TEST(ModelConfigTest, ValidateRejectsIndivisibleHeads) {
+  ModelConfig c;
+  c.num_heads = 7;
+  EXPECT_FALSE(c.Validate().ok());
+  c = ModelConfig{};
+  c.depth_weights = {1.0};
+  EXPECT_FALSE(c.Validate().ok());
+  EXPECT_TRUE(ModelConfig{}.Validate().ok());
+}
+
+TEST(ModelConfigTest, AuxCurriculumMatchesReference) {
+  ModelConfig c;
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 0), 0.5);
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 1), 0.5);
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 2), 0.4);
+  EXPECT_NEAR(aux_weight_for_epoch(c, 9), 0.0838861, 1e-7);
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 30), 0.08);
+}
+
+}  // namespace
+}  // namespace morpheus::model
