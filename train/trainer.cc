@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "core/file_util.h"
+#include "core/json_config.h"
 #include "core/logging.h"
 #include "core/progress.h"
 #include "model/checkpoint.h"
