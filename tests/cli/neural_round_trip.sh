@@ -9,6 +9,7 @@ dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$m" prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$dir/data" \
   --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
+  --set prepare.word_min_count=1 --set prepare.root_min_count=1 \
   > /dev/null || fail prepare
 "$m" train --data "$dir/data" --config "$config" --out "$dir/run" --device cpu \
   --set train.max_steps=2 --set train.threads=1 > /dev/null || fail train
