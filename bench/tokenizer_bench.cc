@@ -103,7 +103,10 @@ int main(int argc, char** argv) {
       ++run_counts[run];
       const std::string folded = unicode::to_lower(run);
       if (folded_set.insert(folded).second) {
-        for (char32_t c : *utf8::decode(folded)) ++char_counts[c];
+        const StatusOr<std::u32string> cps = utf8::decode(folded);
+        if (cps.ok()) {
+          for (char32_t c : *cps) ++char_counts[c];
+        }
       }
     }
   }
