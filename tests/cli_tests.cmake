@@ -141,3 +141,19 @@ if(MORPHEUS_WITH_TORCH)
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_set --set model.dim=3)
   morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
 endif()
+
+# morpheus export|encode|decode|segment|embed|neighbors on a 2-step tiny model (tools/cmd_neural.cc).
+if(MORPHEUS_WITH_TORCH)
+  add_test(NAME cli.neural_round_trip COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh
+    ${M} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt
+    ${DEV_SENTENCES})
+  set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e)
+  morpheus_cli_test(neural_missing_model 1 --stderr-has "no tokenizer.json"
+    -- ${M} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
+  morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"
+    -- ${M} encode --model ${TDATA} --shard 2/2 ${TDATA}/round_trip_input.txt)
+  morpheus_cli_test(neural_export_needs_words 1 --stderr-has "exactly one of --words"
+    -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
+  morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"
+    -- ${M} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
+endif()

@@ -2,9 +2,12 @@
 // Line-oriented encode/decode/segment loops shared by `morpheus cbpe` and `morpheus-spm`.
 #include "tools/codec_io.h"
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 
 #include "core/file_util.h"
+#include "core/progress.h"
 #include "tools/cli.h"
 
 namespace morpheus::tools {
@@ -112,6 +115,104 @@ Status segment_lines(const std::string& input, const std::string& output,
   }
   MORPHEUS_RETURN_IF_ERROR(reader.status());
   return out.close();
+}
+
+Status parse_shard(const std::string& spec, BlockOptions* options) {
+  const size_t slash = spec.find('/');
+  size_t index = 0;
+  size_t count = 0;
+  const char* b = spec.data();
+  const char* e = spec.data() + spec.size();
+  bool ok = slash != std::string::npos;
+  if (ok) {
+    const auto r1 = std::from_chars(b, b + slash, index);
+    const auto r2 = std::from_chars(b + slash + 1, e, count);
+    ok = r1.ec == std::errc() && r1.ptr == b + slash && r2.ec == std::errc() && r2.ptr == e &&
+         count > 0 && index < count;
+  }
+  if (!ok) {
+    return invalid_argument("bad --shard \"" + spec + "\"",
+                            "give i/n with 0 <= i < n, e.g. --shard 0/4 ... --shard 3/4");
+  }
+  options->shard_index = index;
+  options->shard_count = count;
+  return ok_status();
+}
+
+Status transform_lines(const std::string& input, const std::string& output, bool validate_utf8,
+                       const BlockOptions& options, const LineFn& fn) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(input, validate_utf8));
+  Output out;
+  MORPHEUS_RETURN_IF_ERROR(out.open(output));
+  std::unique_ptr<ProgressBar> bar;
+  if (!options.progress_label.empty()) {
+    bar = std::make_unique<ProgressBar>(options.progress_label, 0, "lines");
+  }
+  const size_t block_size = std::max<size_t>(1, options.block_lines);
+  const size_t shards = std::max<size_t>(1, options.shard_count);
+  std::vector<std::string> block;
+  std::vector<size_t> numbers;
+  std::string line;
+  std::string text;
+  size_t line_no = 0;
+  bool more = true;
+  while (more) {
+    block.clear();
+    numbers.clear();
+    while (block.size() < block_size && (more = reader.next(&line))) {
+      ++line_no;
+      if ((line_no - 1) % shards != options.shard_index) continue;
+      block.push_back(line);
+      numbers.push_back(line_no);
+    }
+    if (block.empty()) break;
+    if (options.prefetch) options.prefetch(block);
+    text.clear();
+    for (size_t i = 0; i < block.size(); ++i) {
+      const Status s = fn(block[i], &text);
+      if (!s.ok()) return Status(s.code(), where(input, numbers[i]) + s.message(), s.hint());
+    }
+    MORPHEUS_RETURN_IF_ERROR(out.write(text));
+    if (bar) bar->add(block.size());
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  if (bar) bar->finish();
+  return out.close();
+}
+
+Status encode_lines(const std::string& input, const std::string& output, bool allow_invalid,
+                    const EncodeLineFn& encode, const BlockOptions& options) {
+  std::vector<int32_t> ids;
+  return transform_lines(input, output, !allow_invalid, options,
+                         [&](std::string_view line, std::string* out) -> Status {
+                           ids.clear();
+                           MORPHEUS_RETURN_IF_ERROR(encode(line, &ids));
+                           for (size_t i = 0; i < ids.size(); ++i) {
+                             if (i > 0) *out += ' ';
+                             *out += std::to_string(ids[i]);
+                           }
+                           *out += '\n';
+                           return ok_status();
+                         });
+}
+
+Status segment_lines(const std::string& input, const std::string& output,
+                     const SegmentWordFn& segment, const BlockOptions& options) {
+  return transform_lines(
+      input, output, true, options, [&](std::string_view line, std::string* out) -> Status {
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) return ok_status();
+        MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, segment(line));
+        *out += line;
+        *out += '\t';
+        for (size_t i = 0; i < pieces.size(); ++i) {
+          if (i > 0) *out += ' ';
+          *out += pieces[i];
+        }
+        *out += '\n';
+        return ok_status();
+      });
 }
 
 }  // namespace morpheus::tools

@@ -28,4 +28,29 @@ Status decode_lines(const std::string& input, const std::string& output,
 Status segment_lines(const std::string& input, const std::string& output,
                      const SegmentWordFn& segment);
 
+// Streaming for large corpora: lines are read in blocks; `prefetch` (optional) sees each block
+// before its lines are processed (e.g. to run a model once on all their words); only the lines
+// of shard `shard_index` of `shard_count` are kept (line n, 1-based, belongs to shard
+// (n − 1) mod shard_count); a progress bar counts lines when `progress_label` is set.
+struct BlockOptions {
+  size_t block_lines = 4096;
+  std::function<void(const std::vector<std::string>& lines)> prefetch;
+  size_t shard_index = 0;
+  size_t shard_count = 1;
+  std::string progress_label;
+};
+// Parses "i/n" (0 <= i < n) into options->shard_index/shard_count.
+Status parse_shard(const std::string& spec, BlockOptions* options);
+
+// Writes fn's output for every kept line of `input`, block by block. Errors from fn are prefixed
+// with the input and line number. With validate_utf8, invalid lines fail with their byte offset.
+using LineFn = std::function<Status(std::string_view line, std::string* out)>;
+Status transform_lines(const std::string& input, const std::string& output, bool validate_utf8,
+                       const BlockOptions& options, const LineFn& fn);
+// encode_lines/segment_lines with blocks, prefetch and shards (same output format).
+Status encode_lines(const std::string& input, const std::string& output, bool allow_invalid,
+                    const EncodeLineFn& encode, const BlockOptions& options);
+Status segment_lines(const std::string& input, const std::string& output,
+                     const SegmentWordFn& segment, const BlockOptions& options);
+
 }  // namespace morpheus::tools

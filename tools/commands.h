@@ -26,4 +26,7 @@ void register_info_commands(CLI::App& app, CommandRegistry& registry);
 // train: the training loop on a prepared cache (tools/cmd_train.cc).
 void register_train_commands(CLI::App& app, CommandRegistry& registry);
 
+// export|encode|decode|segment|embed|neighbors: the Morpheus tokenizer (tools/cmd_neural.cc).
+void register_neural_commands(CLI::App& app, CommandRegistry& registry);
+
 }  // namespace morpheus::tools

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// tokenizer_bench: speed of the Morpheus tokenizer next to SentencePiece BPE 32K on one corpus.
+//   * cold segmentation: every distinct letter run of the corpus through the model (no cache)
+//   * encode: `morpheus encode` end to end (process start, model load, cold model pass) and the
+//     warm in-process encode (second pass, caches filled), next to `morpheus-spm encode`
+//   * decode: words/s of `morpheus decode` and in process, next to `morpheus-spm decode`
+// The model is randomly initialised with the paper configuration (same size and cost as a
+// trained one; the segmentation it gives is meaningless, the speed is not).
+#include <sys/wait.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/file_util.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "model/checkpoint.h"
+#include "tokenizer/pretokenizer.h"
+#include "tools/neural_tokenizer.h"
+#include "train/vocab.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using morpheus::path_join;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Runs a shell command; returns wall seconds, or -1 when it failed.
+double timed_system(const std::string& command) {
+  const auto t = Clock::now();
+  const int rc = std::system(command.c_str());
+  if (rc != 0) {
+    std::fprintf(stderr, "failed (%d): %s\n", rc, command.c_str());
+    return -1;
+  }
+  return seconds_since(t);
+}
+
+std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (name == argv[i]) return argv[i + 1];
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace morpheus;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
+  const std::string data = std::string(MORPHEUS_SOURCE_DIR) + "/../shared/data/corpus/";
+  const std::string corpus = arg(argc, argv, "--corpus", data + "dev_ud_sentences.txt");
+  const std::string spm_corpus = arg(argc, argv, "--spm-corpus", data + "train_corpus.txt");
+  const std::string work = arg(argc, argv, "--work", "/tmp/morpheus_tokenizer_bench");
+  const std::string morpheus_bin = MORPHEUS_BINARY;
+  const std::string spm_bin = MORPHEUS_SPM_BINARY;
+  std::filesystem::create_directories(work);
+
+  StatusOr<std::string> text = read_file(corpus);
+  if (!text.ok()) {
+    std::fprintf(stderr, "%s\n", text.status().to_string().c_str());
+    return 1;
+  }
+  std::vector<std::string> lines;
+  size_t chars = 0;
+  size_t words = 0;
+  {
+    size_t begin = 0;
+    while (begin < text->size()) {
+      size_t end = text->find('\n', begin);
+      if (end == std::string::npos) end = text->size();
+      lines.push_back(text->substr(begin, end - begin));
+      begin = end + 1;
+    }
+    chars = utf8::length(*text);
+    bool in_word = false;
+    for (char c : *text) {
+      const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+      if (!space && !in_word) ++words;
+      in_word = !space;
+    }
+  }
+  // Letter runs (original case) with counts, the char vocabulary and the distinct folded runs.
+  std::unordered_map<std::string, uint64_t> run_counts;
+  std::unordered_map<char32_t, uint64_t> char_counts;
+  std::unordered_set<std::string> folded_set;
+  std::vector<tokenizer::Span> spans;
+  for (const std::string& line : lines) {
+    spans.clear();
+    tokenizer::pretokenize_into(line, spans);
+    for (const tokenizer::Span& s : spans) {
+      if (s.kind != tokenizer::SpanKind::kLetter) continue;
+      const std::string run(s.text(line));
+      ++run_counts[run];
+      const std::string folded = unicode::to_lower(run);
+      if (folded_set.insert(folded).second) {
+        const StatusOr<std::u32string> cps = utf8::decode(folded);
+        if (cps.ok()) {
+          for (char32_t c : *cps) ++char_counts[c];
+        }
+      }
+    }
+  }
+  const train::CharVocab chars_vocab = train::CharVocab::build(char_counts, 0.9999, 1, U"");
+  model::ModelConfig config;  // paper configuration
+  config.char_vocab_size = chars_vocab.size();
+  torch::manual_seed(1);
+  model::Morpheus model(config);
+  const std::string ckpt = path_join(work, "ckpt");
+  const std::string words_path = path_join(work, "words.tsv");
+  const std::string tok = path_join(work, "tok");
+  std::string words_tsv;
+  for (const auto& [w, n] : run_counts) words_tsv += w + "\t" + std::to_string(n) + "\n";
+  if (!model::save_inference_checkpoint(ckpt, model).ok() ||
+      !chars_vocab.save(path_join(ckpt, "char_vocab.json")).ok() ||
+      !write_file_atomic(words_path, words_tsv).ok()) {
+    std::fprintf(stderr, "cannot write under %s\n", work.c_str());
+    return 1;
+  }
+  std::printf("corpus %s: %zu lines, %zu chars, %zu words, %zu distinct letter runs\n",
+              corpus.c_str(), lines.size(), chars, words, folded_set.size());
+  std::printf("model: random paper configuration (%lld parameters), %d intra-op threads\n",
+              static_cast<long long>(model::count_parameters(*model)), torch::get_num_threads());
+
+  // Cold segmentation: every distinct run through the model once, no cache.
+  {
+    tools::NeuralSegmenterOptions options;
+    options.cache_capacity = 0;
+    tools::NeuralSegmenter seg(model, chars_vocab, options);
+    const std::vector<std::string> runs(folded_set.begin(), folded_set.end());
+    const auto t = Clock::now();
+    seg.segment_many(runs);
+    const double s = seconds_since(t);
+    std::printf("cold segmentation: %zu words in %.2f s = %.0f words/s\n", runs.size(), s,
+                static_cast<double>(runs.size()) / s);
+  }
+  tools::ExportOptions ex;
+  ex.checkpoint = ckpt;
+  ex.words = words_path;
+  ex.out = tok;
+  ex.vocab_size = 32000;
+  ex.min_count = 1;
+  if (Status s = tools::export_tokenizer(ex); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.to_string().c_str());
+    return 1;
+  }
+
+  // In process: warm encode (second pass) and decode.
+  double warm_chars_per_s = 0;
+  {
+    auto loaded = tools::NeuralTokenizer::load(tok);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "%s\n", loaded.status().to_string().c_str());
+      return 1;
+    }
+    const tools::NeuralTokenizer& t = **loaded;
+    std::vector<std::vector<int32_t>> ids(lines.size());
+    t.prefetch(lines);
+    for (size_t i = 0; i < lines.size(); ++i) (void)t.codec().encode(lines[i], &ids[i]);
+    for (auto& v : ids) v.clear();
+    auto t0 = Clock::now();
+    for (size_t i = 0; i < lines.size(); ++i) (void)t.codec().encode(lines[i], &ids[i]);
+    const double enc = seconds_since(t0);
+    warm_chars_per_s = static_cast<double>(chars) / enc;
+    std::string back;
+    t0 = Clock::now();
+    for (const auto& v : ids) (void)t.codec().decode(v, &back);
+    const double dec = seconds_since(t0);
+    std::printf("in-process (1 thread): warm encode %.2f M chars/s; decode %.2f M words/s\n",
+                warm_chars_per_s / 1e6, static_cast<double>(words) / dec / 1e6);
+  }
+
+  // End to end through the command line tools, same corpus.
+  const std::string spm_model = path_join(work, "spm_bpe32k");
+  if (!std::filesystem::exists(spm_model)) {
+    if (timed_system(spm_bin + " train --corpus " + spm_corpus +
+                     " --type bpe --vocab-size 32000 --out " + spm_model + " > /dev/null") < 0) {
+      return 1;
+    }
+  }
+  const std::string ids_m = path_join(work, "ids.morpheus");
+  const std::string ids_s = path_join(work, "ids.spm");
+  const double enc_m =
+      timed_system(morpheus_bin + " encode --model " + tok + " " + corpus + " > " + ids_m);
+  const double enc_s =
+      timed_system(spm_bin + " encode --model " + spm_model + " " + corpus + " > " + ids_s);
+  const double dec_m =
+      timed_system(morpheus_bin + " decode --model " + tok + " " + ids_m + " > /dev/null");
+  const double dec_s =
+      timed_system(spm_bin + " decode --model " + spm_model + " " + ids_s + " > /dev/null");
+  if (enc_m < 0 || enc_s < 0 || dec_m < 0 || dec_s < 0) return 1;
+  const double c = static_cast<double>(chars);
+  const double w = static_cast<double>(words);
+  std::printf(
+      "CLI encode (end to end, cold model pass): morpheus %.2f M chars/s, "
+      "morpheus-spm BPE-32K %.2f M chars/s, ratio morpheus/spm %.2f\n",
+      c / enc_m / 1e6, c / enc_s / 1e6, enc_s / enc_m);
+  std::printf(
+      "warm encode: morpheus in-process %.2f M chars/s vs morpheus-spm CLI %.2f M chars/s, "
+      "ratio %.2f\n",
+      warm_chars_per_s / 1e6, c / enc_s / 1e6, warm_chars_per_s / (c / enc_s));
+  std::printf("CLI decode: morpheus %.2f M words/s, morpheus-spm %.2f M words/s, ratio %.2f\n",
+              w / dec_m / 1e6, w / dec_s / 1e6, dec_s / dec_m);
+  return 0;
+}

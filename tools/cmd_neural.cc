@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+// `morpheus export|encode|decode|segment|embed|neighbors`: the Morpheus tokenizer directory
+// (tools/neural_tokenizer.h) as a lossless tokenizer, an offline segmenter and a word embedder.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "core/utf8.h"
+#include "tokenizer/pretokenizer.h"
+#include "tools/codec_io.h"
+#include "tools/commands.h"
+#include "tools/neural_tokenizer.h"
+
+namespace morpheus::tools {
+namespace {
+
+struct ExportArgs {
+  ExportOptions options;
+  std::string data;
+};
+
+struct RunArgs {
+  std::string model;
+  std::string input = "-";
+  std::string output = "-";
+  bool allow_invalid = false;
+  bool text = false;
+  std::string shard;
+  size_t cache = 1 << 20;
+  size_t block_lines = 4096;
+};
+
+struct EmbedArgs {
+  std::string model;
+  std::string words;
+  std::string out;
+};
+
+struct NeighborArgs {
+  std::string model;
+  std::string query;
+  size_t k = 10;
+  std::string vocab;
+};
+
+Status run_export(ExportArgs args) {
+  if (args.options.words.empty() == args.data.empty()) {
+    return invalid_argument("give exactly one of --words FILE and --data DIR",
+                            "--data DIR reads DIR/words.tsv written by morpheus prepare");
+  }
+  if (!args.data.empty()) args.options.words = path_join(args.data, "words.tsv");
+  ExportSummary summary;
+  MORPHEUS_RETURN_IF_ERROR(export_tokenizer(args.options, &summary));
+  MORPHEUS_LOG(kInfo, "export: wrote ", args.options.out, " (", summary.pieces, " pieces from ",
+               summary.letter_runs, " letter runs of ", summary.word_types, " word types, ",
+               summary.seconds, " s)");
+  return ok_status();
+}
+
+StatusOr<std::unique_ptr<NeuralTokenizer>> load_tokenizer(const std::string& dir, size_t cache) {
+  NeuralSegmenterOptions options;
+  options.cache_capacity = cache;
+  return NeuralTokenizer::load(dir, true, options);
+}
+
+// One line of `segment --text`: a JSON array of the pieces of every span, in order; an invalid
+// byte (with --allow-invalid) is {"byte": value}. Concatenating the strings gives the line.
+Status segment_text_line(const tokenizer::PieceCodec& codec, std::string_view line,
+                         bool allow_invalid, std::string* out) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<tokenizer::Span> spans,
+                            tokenizer::pretokenize(line, allow_invalid));
+  nlohmann::json row = nlohmann::json::array();
+  for (const tokenizer::Span& span : spans) {
+    const std::string_view text = span.text(line);
+    if (span.kind == tokenizer::SpanKind::kInvalid) {
+      row.push_back({{"byte", static_cast<unsigned char>(text[0])}});
+      continue;
+    }
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, codec.segment_word(text));
+    for (std::string& p : pieces) row.push_back(std::move(p));
+  }
+  *out += row.dump();
+  *out += '\n';
+  return ok_status();
+}
+
+Status run_tokenizer(const RunArgs& args, const std::string& mode) {
+  BlockOptions block;
+  block.block_lines = args.block_lines;
+  if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok,
+                            load_tokenizer(args.model, args.cache));
+  const tokenizer::PieceCodec& codec = tok->codec();
+  const NeuralTokenizer* t = tok.get();
+  block.prefetch = [t](const std::vector<std::string>& lines) { t->prefetch(lines); };
+  const bool allow_invalid = args.allow_invalid;
+  if (mode == "encode") {
+    block.progress_label = "encode";
+    return encode_lines(
+        args.input, args.output, allow_invalid,
+        [&codec, allow_invalid](std::string_view line, std::vector<int32_t>* ids) {
+          return codec.encode(line, ids, nullptr, allow_invalid);
+        },
+        block);
+  }
+  if (mode == "decode") {
+    return decode_lines(args.input, args.output,
+                        [&codec](const std::vector<int32_t>& ids, std::string* text) {
+                          return codec.decode(ids, text);
+                        });
+  }
+  block.progress_label = "segment";
+  if (args.text) {
+    return transform_lines(args.input, args.output, !allow_invalid, block,
+                           [&codec, allow_invalid](std::string_view line, std::string* out) {
+                             return segment_text_line(codec, line, allow_invalid, out);
+                           });
+  }
+  return segment_lines(
+      args.input, args.output, [&codec](std::string_view word) { return codec.segment_word(word); },
+      block);
+}
+
+// Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
+StatusOr<std::vector<std::string>> read_word_list(const std::string& path) {
+  MORPHEUS_ASSIGN_OR_RETURN(auto counts, read_word_counts(path));
+  std::vector<std::string> words;
+  words.reserve(counts.size());
+  for (auto& entry : counts) words.push_back(std::move(entry.first));
+  return words;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+torch::Tensor embed_in_blocks(const NeuralSegmenter& seg, const std::vector<std::string>& words) {
+  std::vector<torch::Tensor> parts;
+  constexpr size_t kBlock = 16384;
+  for (size_t b = 0; b < words.size(); b += kBlock) {
+    const std::vector<std::string> block(
+        words.begin() + static_cast<std::ptrdiff_t>(b),
+        words.begin() + static_cast<std::ptrdiff_t>(std::min(words.size(), b + kBlock)));
+    parts.push_back(seg.embed(block));
+  }
+  if (parts.empty()) return torch::zeros({0, seg.embedding_dim()}, torch::kFloat);
+  return torch::cat(parts, 0).contiguous();
+}
+
+Status run_embed(const EmbedArgs& args) {
+  const bool npy = ends_with(args.out, ".npy");
+  if (!npy && !ends_with(args.out, ".vec")) {
+    return invalid_argument("--out " + args.out + " must end in .npy or .vec",
+                            ".npy = float32 matrix + .vocab word list; .vec = word2vec text");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].find_first_of(" \t\r\n") != std::string::npos) {
+      return invalid_argument(args.words + ": word " + std::to_string(i + 1) + " (\"" + words[i] +
+                                  "\") contains white space",
+                              "one word per line (optionally word<TAB>count)");
+    }
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
+  const torch::Tensor emb = embed_in_blocks(tok->segmenter(), words);
+  const int64_t n = emb.size(0);
+  const int64_t d = emb.size(1);
+  const float* data = emb.data_ptr<float>();
+  AtomicFileWriter out;
+  MORPHEUS_RETURN_IF_ERROR(out.open(args.out));
+  if (npy) {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) +
+                         ", " + std::to_string(d) + "), }";
+    const size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header += '\n';
+    std::string prefix("\x93NUMPY\x01\x00", 8);
+    prefix += static_cast<char>(header.size() & 0xff);
+    prefix += static_cast<char>((header.size() >> 8) & 0xff);
+    MORPHEUS_RETURN_IF_ERROR(out.write(prefix + header));
+    MORPHEUS_RETURN_IF_ERROR(out.write(
+        std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(n * d) * 4)));
+    std::string vocab;
+    for (const std::string& w : words) vocab += w + "\n";
+    const std::string vocab_path = args.out.substr(0, args.out.size() - 4) + ".vocab";
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(vocab_path, vocab));
+  } else {
+    MORPHEUS_RETURN_IF_ERROR(out.write(std::to_string(n) + " " + std::to_string(d) + "\n"));
+    std::string line;
+    char buf[32];
+    for (int64_t i = 0; i < n; ++i) {
+      line = words[static_cast<size_t>(i)];
+      for (int64_t j = 0; j < d; ++j) {
+        std::snprintf(buf, sizeof(buf), " %.6g", static_cast<double>(data[i * d + j]));
+        line += buf;
+      }
+      line += '\n';
+      MORPHEUS_RETURN_IF_ERROR(out.write(line));
+    }
+  }
+  MORPHEUS_RETURN_IF_ERROR(out.commit());
+  MORPHEUS_LOG(kInfo, "embed: wrote ", n, " x ", d, " to ", args.out);
+  return ok_status();
+}
+
+Status run_neighbors(const NeighborArgs& args) {
+  MORPHEUS_RETURN_IF_ERROR(utf8::validate(args.query));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
+  const std::string vocab_path =
+      args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(vocab_path));
+  const torch::Tensor emb =
+      torch::nn::functional::normalize(embed_in_blocks(tok->segmenter(), words),
+                                       torch::nn::functional::NormalizeFuncOptions().dim(1));
+  const torch::Tensor q = torch::nn::functional::normalize(
+      tok->segmenter().embed({args.query}), torch::nn::functional::NormalizeFuncOptions().dim(1));
+  const torch::Tensor scores = torch::matmul(emb, q.t()).squeeze(1).contiguous();
+  const float* s = scores.data_ptr<float>();
+  std::vector<size_t> order;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != args.query) order.push_back(i);  // the query is not its own neighbour
+  }
+  const size_t k = std::min(args.k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [s](size_t a, size_t b) { return s[a] != s[b] ? s[a] > s[b] : a < b; });
+  std::string text;
+  char buf[32];
+  for (size_t i = 0; i < k; ++i) {
+    std::snprintf(buf, sizeof(buf), "\t%.4f\n", static_cast<double>(s[order[i]]));
+    text += words[order[i]] + buf;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return ok_status();
+}
+
+}  // namespace
+
+void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
+  auto eargs = std::make_shared<ExportArgs>();
+  CLI::App* exp = app.add_subcommand(
+      "export", "Checkpoint -> tokenizer directory (segment the word types, distil the pieces)");
+  exp->add_option("--checkpoint", eargs->options.checkpoint,
+                  "Checkpoint directory with char_vocab.json (e.g. <run>/final)")
+      ->required();
+  exp->add_option("--out", eargs->options.out, "Tokenizer directory to write")->required();
+  exp->add_option("--words", eargs->options.words, "Word types, word<TAB>count per line");
+  exp->add_option("--data", eargs->data, "Prepared data directory (reads its words.tsv)");
+  exp->add_option("--vocab-size", eargs->options.vocab_size,
+                  "Total ids incl. 256 byte tokens and <cap>/<upper>")
+      ->capture_default_str();
+  exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
+      ->capture_default_str();
+  registry.add(exp, [eargs] { return run_export(*eargs); });
+
+  for (const std::string mode : {"encode", "decode", "segment"}) {
+    auto args = std::make_shared<RunArgs>();
+    const char* help = mode == "encode"   ? "Text lines -> space-separated ids per line"
+                       : mode == "decode" ? "Id lines -> the original text lines"
+                                          : "One word per line -> word<TAB>piece piece ...";
+    CLI::App* cmd = app.add_subcommand(mode, help);
+    cmd->add_option("--model", args->model, "Tokenizer directory (morpheus export)")->required();
+    cmd->add_option("input", args->input, "Input file, - for stdin")->capture_default_str();
+    cmd->add_option("-o,--output", args->output, "Output file, - for stdout")
+        ->capture_default_str();
+    if (mode != "decode") {
+      cmd->add_flag("--allow-invalid", args->allow_invalid,
+                    "Invalid UTF-8 bytes become byte tokens instead of an error");
+      cmd->add_option("--shard", args->shard,
+                      "i/n: process only lines n with (n-1) mod n == i (for parallel jobs)");
+      cmd->add_option("--cache", args->cache, "Words kept in the segmentation cache (LRU)")
+          ->capture_default_str();
+      cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
+          ->capture_default_str();
+    }
+    if (mode == "segment") {
+      cmd->add_flag("--text", args->text,
+                    "Running text in: one JSON array of pieces per line (their concatenation is "
+                    "the line)");
+    }
+    registry.add(cmd, [args, mode] {
+      if (mode == "segment" && args->allow_invalid && !args->text) {
+        return invalid_argument("--allow-invalid needs --text for segment",
+                                "word lists must be valid UTF-8");
+      }
+      return run_tokenizer(*args, mode);
+    });
+  }
+
+  auto margs = std::make_shared<EmbedArgs>();
+  CLI::App* embed = app.add_subcommand("embed", "Word list -> embeddings (.npy + .vocab or .vec)");
+  embed->add_option("--model", margs->model, "Tokenizer directory (morpheus export)")->required();
+  embed->add_option("--words", margs->words, "One word per line (or word<TAB>count)")->required();
+  embed->add_option("--out", margs->out, "FILE.npy (float32, with FILE.vocab) or FILE.vec")
+      ->required();
+  registry.add(embed, [margs] { return run_embed(*margs); });
+
+  auto nargs = std::make_shared<NeighborArgs>();
+  CLI::App* nb = app.add_subcommand("neighbors", "Exact cosine nearest neighbours of a word");
+  nb->add_option("--model", nargs->model, "Tokenizer directory (morpheus export)")->required();
+  nb->add_option("--query", nargs->query, "Query word")->required();
+  nb->add_option("-k", nargs->k, "Neighbours to print")->capture_default_str();
+  nb->add_option("--vocab", nargs->vocab,
+                 "Candidate words (word[<TAB>count] per line; default: the tokenizer's words.tsv)");
+  registry.add(nb, [nargs] { return run_neighbors(*nargs); });
+}
+
+}  // namespace morpheus::tools

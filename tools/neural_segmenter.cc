@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// NeuralSegmenter: batched, cached hard segmentation and embedding with the Morpheus model.
+#include "tools/neural_segmenter.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "core/check.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+
+namespace morpheus::tools {
+
+struct NeuralSegmenter::Cache {
+  using Entry = std::pair<std::u32string, std::vector<uint8_t>>;
+  std::mutex mutex;
+  std::list<Entry> lru;  // front = most recent
+  std::unordered_map<std::u32string, std::list<Entry>::iterator> index;
+  std::atomic<uint64_t> hits{0};
+  std::atomic<uint64_t> model_chunks{0};
+
+  bool get(const std::u32string& key, std::vector<uint8_t>* cuts) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = index.find(key);
+    if (it == index.end()) return false;
+    lru.splice(lru.begin(), lru, it->second);
+    *cuts = it->second->second;
+    return true;
+  }
+  void put(const std::u32string& key, const std::vector<uint8_t>& cuts, size_t capacity) {
+    if (capacity == 0) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (index.count(key) != 0) return;
+    lru.emplace_front(key, cuts);
+    index.emplace(key, lru.begin());
+    while (lru.size() > capacity) {
+      index.erase(lru.back().first);
+      lru.pop_back();
+    }
+  }
+};
+
+namespace {
+
+std::u32string decode_or_empty(std::string_view s) {
+  StatusOr<std::u32string> cps = utf8::decode(s);
+  return cps.ok() ? std::move(*cps) : std::u32string();
+}
+
+std::vector<std::string> pieces_from_cuts(const std::u32string& cps,
+                                          const std::vector<uint8_t>& cuts) {
+  std::vector<std::string> pieces;
+  std::string current;
+  for (size_t i = 0; i < cps.size(); ++i) {
+    if (i > 0 && cuts[i] != 0) {
+      pieces.push_back(std::move(current));
+      current.clear();
+    }
+    utf8::append(cps[i], current);
+  }
+  if (!current.empty()) pieces.push_back(std::move(current));
+  return pieces;
+}
+
+}  // namespace
+
+NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
+                                 NeuralSegmenterOptions options)
+    : model_(std::move(model)),
+      chars_(std::move(chars)),
+      options_(options),
+      max_chunk_(model_->config.max_word_len - 2),
+      threshold_(model_->config.threshold),
+      cache_(std::make_unique<Cache>()) {
+  model_->eval();
+  MORPHEUS_CHECK(max_chunk_ >= 1, "max_word_len must leave room for BOS and EOS");
+}
+
+NeuralSegmenter::~NeuralSegmenter() = default;
+
+int64_t NeuralSegmenter::embedding_dim() const { return model_->config.char_dim; }
+uint64_t NeuralSegmenter::model_chunks() const { return cache_->model_chunks.load(); }
+uint64_t NeuralSegmenter::cache_hits() const { return cache_->hits.load(); }
+const model::ModelConfig& NeuralSegmenter::config() const { return model_->config; }
+
+std::vector<std::u32string> NeuralSegmenter::chunks_of(const std::u32string& cps) const {
+  std::vector<std::u32string> chunks;
+  const size_t step = static_cast<size_t>(max_chunk_);
+  for (size_t begin = 0; begin < cps.size(); begin += step) {
+    chunks.push_back(cps.substr(begin, step));
+  }
+  return chunks;
+}
+
+void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& chunks,
+                                     std::vector<std::vector<uint8_t>>* cuts,
+                                     std::vector<float>* margins) const {
+  cuts->assign(chunks.size(), {});
+  if (margins != nullptr) margins->assign(chunks.size(), std::numeric_limits<float>::infinity());
+  // Sort by length so a batch pads little; batches are bounded by N·T positions.
+  std::vector<size_t> order(chunks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return chunks[a]->size() < chunks[b]->size(); });
+  c10::InferenceMode inference;
+  const double logit_threshold = std::log(threshold_ / (1.0 - threshold_));
+  size_t pos = 0;
+  while (pos < order.size()) {
+    // Longest chunk of the batch is its last one (sorted); grow while N·T fits.
+    size_t end = pos + 1;
+    while (end < order.size() && static_cast<int64_t>(end + 1 - pos) *
+                                         static_cast<int64_t>(chunks[order[end]]->size() + 2) <=
+                                     options_.max_batch_chars) {
+      ++end;
+    }
+    const int64_t n = static_cast<int64_t>(end - pos);
+    const int64_t t = static_cast<int64_t>(chunks[order[end - 1]]->size()) + 2;
+    torch::Tensor ids = torch::zeros({n, t}, torch::kLong);
+    auto acc = ids.accessor<int64_t, 2>();
+    for (int64_t k = 0; k < n; ++k) {
+      const std::u32string& chunk = *chunks[order[pos + static_cast<size_t>(k)]];
+      acc[k][0] = model::kBosId;
+      for (size_t j = 0; j < chunk.size(); ++j) {
+        acc[k][static_cast<int64_t>(j) + 1] = static_cast<int64_t>(chars_.id(chunk[j]));
+      }
+      acc[k][static_cast<int64_t>(chunk.size()) + 1] = model::kEosId;
+    }
+    const torch::Tensor mask = ids.ne(model::kPadId);
+    const torch::Tensor cases = torch::zeros_like(ids);
+    const torch::Tensor hidden = model_->char_encoder(ids, cases, mask);
+    const torch::Tensor logits =
+        model_->boundary_detector(hidden, mask).logits.to(torch::kCPU, torch::kFloat).contiguous();
+    const torch::Tensor probs = torch::sigmoid(logits);
+    auto lacc = logits.accessor<float, 2>();
+    auto pacc = probs.accessor<float, 2>();
+    for (int64_t k = 0; k < n; ++k) {
+      const size_t index = order[pos + static_cast<size_t>(k)];
+      const size_t len = chunks[index]->size();
+      std::vector<uint8_t>& c = (*cuts)[index];
+      c.assign(len, 0);
+      for (size_t r = 1; r < len; ++r) {
+        const int64_t g = static_cast<int64_t>(r);
+        c[r] = pacc[k][g] > threshold_ ? 1 : 0;
+        if (margins != nullptr) {
+          const float m = static_cast<float>(std::fabs(lacc[k][g] - logit_threshold));
+          (*margins)[index] = std::min((*margins)[index], m);
+        }
+      }
+    }
+    cache_->model_chunks += static_cast<uint64_t>(n);
+    pos = end;
+  }
+}
+
+std::vector<std::vector<std::string>> NeuralSegmenter::segment_many(
+    const std::vector<std::string>& words) const {
+  // Distinct chunks of the request; each resolved once (cache or model).
+  std::unordered_map<std::u32string, std::vector<uint8_t>> resolved;
+  std::vector<std::u32string> todo;
+  std::vector<std::vector<std::u32string>> word_chunks(words.size());
+  std::vector<std::u32string> word_cps(words.size());
+  for (size_t w = 0; w < words.size(); ++w) {
+    word_cps[w] = decode_or_empty(words[w]);
+    word_chunks[w] = chunks_of(word_cps[w]);
+    for (const std::u32string& chunk : word_chunks[w]) {
+      if (resolved.count(chunk) != 0) continue;
+      std::vector<uint8_t> cuts;
+      if (cache_->get(chunk, &cuts)) {
+        ++cache_->hits;
+        resolved.emplace(chunk, std::move(cuts));
+      } else {
+        resolved.emplace(chunk, std::vector<uint8_t>());
+        todo.push_back(chunk);
+      }
+    }
+  }
+  if (!todo.empty()) {
+    std::vector<const std::u32string*> ptrs;
+    ptrs.reserve(todo.size());
+    for (const std::u32string& c : todo) ptrs.push_back(&c);
+    std::vector<std::vector<uint8_t>> cuts;
+    run_boundaries(ptrs, &cuts, nullptr);
+    for (size_t i = 0; i < todo.size(); ++i) {
+      cache_->put(todo[i], cuts[i], options_.cache_capacity);
+      resolved[todo[i]] = std::move(cuts[i]);
+    }
+  }
+  std::vector<std::vector<std::string>> out(words.size());
+  for (size_t w = 0; w < words.size(); ++w) {
+    for (const std::u32string& chunk : word_chunks[w]) {
+      std::vector<std::string> pieces = pieces_from_cuts(chunk, resolved.at(chunk));
+      for (std::string& p : pieces) out[w].push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> NeuralSegmenter::segment(std::string_view word) const {
+  return segment_many({std::string(word)})[0];
+}
+
+float NeuralSegmenter::decision_margin(std::string_view word) const {
+  const std::vector<std::u32string> chunks = chunks_of(decode_or_empty(word));
+  float margin = std::numeric_limits<float>::infinity();
+  for (const std::u32string& chunk : chunks) {
+    std::vector<std::vector<uint8_t>> cuts;
+    std::vector<float> margins;
+    run_boundaries({&chunk}, &cuts, &margins);
+    margin = std::min(margin, margins[0]);
+  }
+  return margin;
+}
+
+torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) const {
+  const int64_t dim = embedding_dim();
+  torch::Tensor out = torch::zeros({static_cast<int64_t>(words.size()), dim}, torch::kFloat);
+  // Every chunk of every word, with its owner and case flags.
+  struct Item {
+    size_t word;
+    std::u32string lower;
+    std::vector<uint8_t> upper;
+  };
+  std::vector<Item> items;
+  std::vector<int64_t> chunk_count(words.size(), 0);
+  for (size_t w = 0; w < words.size(); ++w) {
+    const std::u32string cps = decode_or_empty(words[w]);
+    for (const std::u32string& chunk : chunks_of(cps)) {
+      Item item{w, {}, {}};
+      for (char32_t c : chunk) {
+        const char32_t lower = unicode::to_lower(c);
+        item.lower.push_back(lower);
+        item.upper.push_back(lower != c ? 1 : 0);
+      }
+      items.push_back(std::move(item));
+      ++chunk_count[w];
+    }
+  }
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return items[a].lower.size() < items[b].lower.size();
+  });
+  c10::InferenceMode inference;
+  auto oacc = out.accessor<float, 2>();
+  size_t pos = 0;
+  while (pos < order.size()) {
+    size_t end = pos + 1;
+    while (end < order.size() && static_cast<int64_t>(end + 1 - pos) *
+                                         static_cast<int64_t>(items[order[end]].lower.size() + 2) <=
+                                     options_.max_batch_chars) {
+      ++end;
+    }
+    const int64_t n = static_cast<int64_t>(end - pos);
+    const int64_t t = static_cast<int64_t>(items[order[end - 1]].lower.size()) + 2;
+    torch::Tensor ids = torch::zeros({n, t}, torch::kLong);
+    torch::Tensor cases = torch::zeros({n, t}, torch::kLong);
+    auto iacc = ids.accessor<int64_t, 2>();
+    auto cacc = cases.accessor<int64_t, 2>();
+    for (int64_t k = 0; k < n; ++k) {
+      const Item& item = items[order[pos + static_cast<size_t>(k)]];
+      iacc[k][0] = model::kBosId;
+      for (size_t j = 0; j < item.lower.size(); ++j) {
+        iacc[k][static_cast<int64_t>(j) + 1] = static_cast<int64_t>(chars_.id(item.lower[j]));
+        cacc[k][static_cast<int64_t>(j) + 1] = item.upper[j];
+      }
+      iacc[k][static_cast<int64_t>(item.lower.size()) + 1] = model::kEosId;
+    }
+    const torch::Tensor emb = model_->forward(ids, cases, true)
+                                  .word_embeddings.to(torch::kCPU, torch::kFloat)
+                                  .contiguous();
+    auto eacc = emb.accessor<float, 2>();
+    for (int64_t k = 0; k < n; ++k) {
+      const size_t w = items[order[pos + static_cast<size_t>(k)]].word;
+      const float scale = 1.0f / static_cast<float>(chunk_count[w]);
+      for (int64_t d = 0; d < dim; ++d) oacc[static_cast<int64_t>(w)][d] += scale * eacc[k][d];
+    }
+    pos = end;
+  }
+  return out;
+}
+
+}  // namespace morpheus::tools

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// NeuralSegmenter: hard segmentation of lower-cased letter runs with the Morpheus model's
+// final-layer boundary logits only (CharEncoder + BoundaryDetector; no DP, no pooling), and word
+// embeddings (the full model with hard boundaries). Words are de-duplicated, looked up in a
+// bounded LRU cache, sorted by length and run in batches; runs longer than max_word_len − 2
+// characters are cut into chunks (a chunk end is always a piece boundary), never dropped.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/morpheus.h"
+#include "train/vocab.h"
+
+namespace morpheus::tools {
+
+struct NeuralSegmenterOptions {
+  size_t cache_capacity = 1 << 20;    // distinct chunks kept (LRU); 0 disables the cache
+  int64_t max_batch_chars = 1 << 15;  // N·T positions per model call
+};
+
+class NeuralSegmenter {
+ public:
+  // `model` is switched to eval mode; `chars` maps lower-case characters to model char ids.
+  NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
+                  NeuralSegmenterOptions options = {});
+  ~NeuralSegmenter();
+  NeuralSegmenter(const NeuralSegmenter&) = delete;
+  NeuralSegmenter& operator=(const NeuralSegmenter&) = delete;
+
+  // Pieces of one lower-cased word (valid UTF-8); their concatenation is `word`. Empty word ->
+  // no pieces. Thread-safe.
+  std::vector<std::string> segment(std::string_view word) const;
+  // Pieces of every word (aligned with `words`): de-duplicated, cached, sorted by length and
+  // batched. Memory is proportional to the request. Thread-safe.
+  std::vector<std::vector<std::string>> segment_many(const std::vector<std::string>& words) const;
+  // Smallest |logit − logit(threshold)| over the gaps of `word` (its chunks), computed alone:
+  // how far the segmentation is from flipping. +inf for words of one character.
+  float decision_margin(std::string_view word) const;
+
+  // Word embeddings [N,D] float32 on the CPU: the full model with hard boundaries on each word
+  // in its original case (case flags); a word longer than the model's length is the mean of
+  // its chunks' embeddings. Empty words get a zero row.
+  torch::Tensor embed(const std::vector<std::string>& words) const;
+
+  int64_t max_chunk_chars() const { return max_chunk_; }
+  int64_t embedding_dim() const;
+  // Chunks run through the model / answered from the cache since construction.
+  uint64_t model_chunks() const;
+  uint64_t cache_hits() const;
+  const model::ModelConfig& config() const;
+
+ private:
+  struct Cache;
+  // Cut flags of each lower-cased chunk (code points, length <= max_chunk_): cuts[i][r] for
+  // 1 <= r < len says whether there is a boundary after r characters. margins (optional)
+  // receives each chunk's smallest logit distance to the threshold.
+  void run_boundaries(const std::vector<const std::u32string*>& chunks,
+                      std::vector<std::vector<uint8_t>>* cuts, std::vector<float>* margins) const;
+  std::vector<std::u32string> chunks_of(const std::u32string& cps) const;
+
+  mutable model::Morpheus model_;
+  train::CharVocab chars_;
+  NeuralSegmenterOptions options_;
+  int64_t max_chunk_;
+  double threshold_;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace morpheus::tools
