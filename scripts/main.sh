@@ -31,7 +31,7 @@ fi
 if $M --help | grep -q '^  export'; then
   stage "export → runs/main/tokenizer"
   [ -d runs/main/tokenizer ] || $M export --checkpoint runs/main/train/final \
-      --out runs/main/tokenizer --vocab-size 50000 --words runs/main/prepare/words.tsv
+      --out runs/main/tokenizer --vocab-size 50000 --data runs/main/prepare
   stage "segment + embed the dev words"
   tr ' ' '\n' < ../shared/data/corpus/dev_ud_sentences.txt | grep -v '^$' | sort -u | head -20000 \
     > runs/main/dev_words.txt || true
