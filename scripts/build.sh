@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Configures and builds one CMake preset (default: dev). Usage: scripts/build.sh [dev|ci|asan]
+# Configures and builds one CMake preset (default: dev), optionally only some targets.
+# Usage: scripts/build.sh [dev|ci|asan] [target ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-dev}
+shift || true
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
+if [ $# -gt 0 ]; then
+  cmake --build --preset "$preset" -j "$(nproc)" --target "$@"
+else
+  cmake --build --preset "$preset" -j "$(nproc)"
+fi

@@ -11,8 +11,8 @@ stage() { echo; echo "== [$(( $(date +%s) - start ))s] $*"; }
 
 stage "setup"
 bash scripts/setup.sh
-stage "build (dev preset)"
-bash scripts/build.sh dev
+stage "build (dev preset: the two binaries)"
+bash scripts/build.sh dev morpheus morpheus-spm
 M=build/dev/tools/morpheus
 mkdir -p runs/main
 
