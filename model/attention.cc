@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <vector>
 
 namespace morpheus::model {
 
@@ -49,7 +50,10 @@ torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& 
               mask.dtype());
   const int64_t b = x.size(0), t = x.size(1), d = x.size(2);
   const int64_t dh = d / num_heads;
-  torch::Tensor parts = qkv(x).view({b, t, 3, num_heads, dh}).permute({2, 0, 3, 1, 4});
+  // unbind, not three selects: its backward stacks the three gradients into one tensor, where
+  // each SelectBackward would zero-fill a full [3,B,H,T,Dh] tensor and then sum the three.
+  std::vector<torch::Tensor> parts =
+      qkv(x).view({b, t, 3, num_heads, dh}).permute({2, 0, 3, 1, 4}).unbind(0);
   torch::Tensor q = rope->forward(parts[0]);
   torch::Tensor k = rope->forward(parts[1]);
   torch::Tensor out = scaled_dot_attention(q, k, parts[2], mask, false, dropout, training);

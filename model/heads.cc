@@ -83,13 +83,16 @@ torch::Tensor SgnsHeadImpl::forward(const torch::Tensor& centre, const torch::Te
                            .logical_and(ctx_valid)
                            .logical_and(ctx_ids.ne(0));  // [B,W,2w]
   torch::Tensor pairf = pair.to(centre.dtype());
-  torch::Tensor u = context_embedding(ctx_ids);  // [B,W,2w,D]
+  torch::Tensor neg_ids =
+      torch::multinomial(neg_dist, b * w * k, /*replacement=*/true).view({b, w, k});
+  // One lookup for contexts and negatives: the table's (dense) gradient is built once per step
+  // instead of twice and summed.
+  torch::Tensor rows = context_embedding(torch::cat({ctx_ids, neg_ids}, 2));  // [B,W,2w+K,D]
+  torch::Tensor u = rows.slice(2, 0, 2 * win);                                // [B,W,2w,D]
+  torch::Tensor nv = rows.slice(2, 2 * win);                                  // [B,W,K,D]
   torch::Tensor pos_score = (u * c.unsqueeze(2)).sum(-1).clamp(-30, 30);
   torch::Tensor n_pairs = pairf.sum();
   torch::Tensor pos_loss = -(torch::log_sigmoid(pos_score) * pairf).sum() / n_pairs.clamp_min(1.0);
-  torch::Tensor neg_ids =
-      torch::multinomial(neg_dist, b * w * k, /*replacement=*/true).view({b, w, k});
-  torch::Tensor nv = context_embedding(neg_ids);                           // [B,W,K,D]
   torch::Tensor neg_score = (nv * c.unsqueeze(2)).sum(-1).clamp(-30, 30);  // [B,W,K]
   torch::Tensor per_centre = pairf.sum(-1);                                // [B,W]
   torch::Tensor neg_loss = -(torch::log_sigmoid(-neg_score).sum(-1) * per_centre).sum() /

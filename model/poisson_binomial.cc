@@ -53,128 +53,212 @@ torch::Tensor pb_backward_tensor_ops(const torch::Tensor& g, const torch::Tensor
 
 constexpr int64_t kPbGrain = 64;  // words per parallel_for task
 
-// Fused forward: rows j < lengths[w] hold f_j, rows >= lengths[w] are 0. probs [N,T-1].
-torch::Tensor pb_forward_fused(const torch::Tensor& probs_in, const torch::Tensor& lengths_in,
-                               int64_t s) {
-  TORCH_CHECK(probs_in.device().is_cpu(), "fused Poisson-binomial kernel needs CPU tensors");
-  torch::Tensor probs = probs_in.contiguous();
-  torch::Tensor lengths = lengths_in.to(torch::kLong).contiguous();
+// Per-word DP extent: 1 + the index of the last valid position (0 for an empty row). Rows and
+// gaps at or beyond it are masked out, so the DP never needs to run there.
+void pb_dp_lengths(const bool* mask, int64_t n, int64_t t, int64_t* lengths) {
+  for (int64_t w = 0; w < n; ++w) {
+    const bool* m = mask + w * t;
+    int64_t len = t;
+    while (len > 0 && !m[len - 1]) --len;
+    lengths[w] = len;
+  }
+}
+
+// One DP row over all k with no branches: cur[k] = prev[k]·q_k + prev[k−1]·p, q_k = 1 − p for
+// k < S−1 and 1 for the sink. `shifted` is 0 followed by prev (S+1 values). kS > 0 fixes S at
+// compile time so the loop is unrolled and vectorised; kS = 0 reads s.
+template <typename T, int64_t kS>
+inline void pb_step(const T* __restrict shifted, T p, int64_t s, T* __restrict cur) {
+  const int64_t n = kS > 0 ? kS : s;
+  const T q = T(1) - p;
+  for (int64_t k = 0; k < n; ++k) {
+    const T qk = k + 1 < n ? q : T(1);
+    cur[k] = shifted[k + 1] * qk + shifted[k] * p;
+  }
+}
+
+// The DP of one word into `tab` (len rows of stride S+1: a leading 0, then f_j).
+template <typename T, int64_t kS>
+inline void pb_word_table(const T* p, int64_t len, int64_t s_rt, T* tab) {
+  const int64_t s = kS > 0 ? kS : s_rt, stride = s + 1;
+  tab[0] = T(0);
+  tab[1] = T(1);
+  std::fill(tab + 2, tab + stride, T(0));
+  for (int64_t j = 1; j < len; ++j) {
+    T* row = tab + j * stride;
+    row[0] = T(0);
+    pb_step<T, kS>(row - stride, p[j - 1], s, row + 1);
+  }
+}
+
+// Forward over words [begin, end): out rows j < len are f_j where mask[j] (else 0), rows
+// >= len are 0. Each output element is written once; the DP state stays in `scratch`.
+template <typename T, int64_t kS>
+void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all, int64_t begin,
+                      int64_t end, int64_t gaps, int64_t s_rt, T* out_all) {
+  const int64_t s = kS > 0 ? kS : s_rt, t = gaps + 1;
+  std::vector<T> scratch(static_cast<size_t>(2 * (s + 1)));
+  for (int64_t w = begin; w < end; ++w) {
+    const T* p = p_all + w * gaps;
+    const bool* m = m_all + w * t;
+    const int64_t len = len_all[w];
+    T* out = out_all + w * t * s;
+    std::fill(out + len * s, out + t * s, T(0));
+    if (len == 0) continue;
+    T* a = scratch.data();  // a, b: 0 then f (S+1 values), alternating rows
+    T* b = a + s + 1;
+    a[0] = b[0] = T(0);
+    a[1] = T(1);
+    std::fill(a + 2, a + s + 1, T(0));
+    for (int64_t j = 0;; ++j) {
+      T* o = out + j * s;
+      if (m[j]) {
+        std::copy(a + 1, a + s + 1, o);
+      } else {
+        std::fill(o, o + s, T(0));
+      }
+      if (j + 1 >= len) break;
+      pb_step<T, kS>(a, p[j], s, b + 1);
+      std::swap(a, b);
+    }
+  }
+}
+
+// Backward over words [begin, end): recomputes the word's DP table in a small scratch buffer
+// (cheaper than reading a saved [N,T,S] table back from memory), then the adjoint recursion
+//   λ_{j−1}[k] = g'_{j−1}[k] + q_k λ_j[k] + p λ_j[k+1],  ∂L/∂p_{j−1} = Σ_{k<S−1}
+//   f_{j−1}[k](λ_j[k+1] − λ_j[k])
+// with g'_j = g_j where mask[j], else 0. Gaps >= len−1 get 0. g is [N,T,S] contiguous.
+template <typename T, int64_t kS>
+void pb_backward_words(const T* p_all, const bool* m_all, const int64_t* len_all, const T* g_all,
+                       int64_t begin, int64_t end, int64_t gaps, int64_t s_rt, T* gp_all) {
+  const int64_t s = kS > 0 ? kS : s_rt, t = gaps + 1, stride = s + 1;
+  std::vector<T> tab(static_cast<size_t>(t * stride));
+  std::vector<T> lam_buf(static_cast<size_t>(2 * stride)), diff(static_cast<size_t>(s));
+  for (int64_t w = begin; w < end; ++w) {
+    const T* p = p_all + w * gaps;
+    const bool* m = m_all + w * t;
+    const T* g = g_all + w * t * s;
+    const int64_t len = len_all[w];
+    T* gp = gp_all + w * gaps;
+    std::fill(gp + std::max<int64_t>(len - 1, 0), gp + gaps, T(0));
+    if (len <= 1) continue;
+    pb_word_table<T, kS>(p, len, s, tab.data());
+    T* lam = lam_buf.data();  // λ_j[0..S−1], then λ_j[S] = 0
+    T* next = lam + stride;
+    lam[s] = next[s] = T(0);
+    if (m[len - 1]) {
+      std::copy(g + (len - 1) * s, g + len * s, lam);
+    } else {
+      std::fill(lam, lam + s, T(0));
+    }
+    for (int64_t j = len - 1; j >= 1; --j) {
+      const T* prev = tab.data() + (j - 1) * stride + 1;
+      const T pj = p[j - 1], qj = T(1) - pj;
+      for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) diff[k] = prev[k] * (lam[k + 1] - lam[k]);
+      // Σ over all k minus the sink term (−f[S−1]·λ[S−1], as λ[S] = 0).
+      T acc = prev[s - 1] * lam[s - 1];
+      for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) acc += diff[k];
+      gp[j - 1] = acc;
+      const T* gprev = g + (j - 1) * s;
+      if (m[j - 1]) {
+        for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) {
+          const T qk = k + 1 < (kS > 0 ? kS : s) ? qj : T(1);
+          next[k] = gprev[k] + qk * lam[k] + pj * lam[k + 1];
+        }
+      } else {
+        for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) {
+          const T qk = k + 1 < (kS > 0 ? kS : s) ? qj : T(1);
+          next[k] = qk * lam[k] + pj * lam[k + 1];
+        }
+      }
+      std::swap(lam, next);
+    }
+  }
+}
+
+// S of the paper configuration, compiled as a constant; any other S uses the generic loops.
+constexpr int64_t kPbFixedSegments = 12;
+
+// Fused forward. probs [N,T-1] contiguous, mask [N,T] bool contiguous, lengths [N] from
+// pb_dp_lengths -> [N,T,S].
+torch::Tensor pb_forward_fused(const torch::Tensor& probs, const torch::Tensor& mask,
+                               const torch::Tensor& lengths, int64_t s) {
   const int64_t n = probs.size(0), gaps = probs.size(1), t = gaps + 1;
   torch::Tensor out = torch::empty({n, t, s}, probs.options());
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_forward_fused", [&] {
     const scalar_t* p_all = probs.data_ptr<scalar_t>();
+    const bool* m_all = mask.data_ptr<bool>();
     const int64_t* len_all = lengths.data_ptr<int64_t>();
-    scalar_t* f_all = out.data_ptr<scalar_t>();
+    scalar_t* out_all = out.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t w = begin; w < end; ++w) {
-        const scalar_t* p = p_all + w * gaps;
-        scalar_t* f = f_all + w * t * s;
-        const int64_t len = std::min(std::max<int64_t>(len_all[w], 0), t);
-        std::fill(f + len * s, f + t * s, scalar_t(0));
-        if (len == 0) continue;
-        for (int64_t k = 0; k < s; ++k) f[k] = k == 0 ? scalar_t(1) : scalar_t(0);
-        for (int64_t j = 1; j < len; ++j) {
-          const scalar_t* prev = f + (j - 1) * s;
-          scalar_t* cur = f + j * s;
-          const scalar_t pj = p[j - 1], qj = scalar_t(1) - pj;
-          cur[0] = prev[0] * qj;
-          for (int64_t k = 1; k < s - 1; ++k) cur[k] = prev[k] * qj + prev[k - 1] * pj;
-          cur[s - 1] = prev[s - 1] + prev[s - 2] * pj;
-        }
+      if (s == kPbFixedSegments) {
+        pb_forward_words<scalar_t, kPbFixedSegments>(p_all, m_all, len_all, begin, end, gaps, s,
+                                                     out_all);
+      } else {
+        pb_forward_words<scalar_t, 0>(p_all, m_all, len_all, begin, end, gaps, s, out_all);
       }
     });
   });
   return out;
 }
 
-// Fused backward over rows j < lengths[w] (rows beyond carry no gradient); gaps >= len−1 get 0.
-torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& table_in,
-                                const torch::Tensor& probs_in, const torch::Tensor& lengths_in) {
-  torch::Tensor g = g_in.contiguous(), table = table_in.contiguous();
-  torch::Tensor probs = probs_in.contiguous();
-  torch::Tensor lengths = lengths_in.to(torch::kLong).contiguous();
-  const int64_t n = probs.size(0), gaps = probs.size(1), t = gaps + 1, s = table.size(2);
-  torch::Tensor grad_p = torch::zeros_like(probs);
+// Fused backward: grad probs [N,T-1] from g = dL/dM [N,T,S] (any strides).
+torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& probs,
+                                const torch::Tensor& mask, const torch::Tensor& lengths) {
+  torch::Tensor g = g_in.contiguous();
+  const int64_t n = probs.size(0), gaps = probs.size(1), s = g.size(2);
+  torch::Tensor grad_p = torch::empty_like(probs);
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_backward_fused", [&] {
     const scalar_t* p_all = probs.data_ptr<scalar_t>();
-    const scalar_t* f_all = table.data_ptr<scalar_t>();
-    const scalar_t* g_all = g.data_ptr<scalar_t>();
+    const bool* m_all = mask.data_ptr<bool>();
     const int64_t* len_all = lengths.data_ptr<int64_t>();
+    const scalar_t* g_all = g.data_ptr<scalar_t>();
     scalar_t* gp_all = grad_p.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
-      std::vector<scalar_t> lam(static_cast<size_t>(s)), next(static_cast<size_t>(s));
-      for (int64_t w = begin; w < end; ++w) {
-        const int64_t len = std::min(std::max<int64_t>(len_all[w], 0), t);
-        if (len <= 1) continue;
-        const scalar_t* p = p_all + w * gaps;
-        const scalar_t* f = f_all + w * t * s;
-        const scalar_t* gw = g_all + w * t * s;
-        scalar_t* gp = gp_all + w * gaps;
-        for (int64_t k = 0; k < s; ++k) lam[k] = gw[(len - 1) * s + k];
-        for (int64_t j = len - 1; j >= 1; --j) {
-          const scalar_t* prev = f + (j - 1) * s;
-          const scalar_t* gprev = gw + (j - 1) * s;
-          const scalar_t pj = p[j - 1], qj = scalar_t(1) - pj;
-          scalar_t acc = 0;
-          for (int64_t k = 0; k < s - 1; ++k) {
-            acc += prev[k] * (lam[k + 1] - lam[k]);
-            next[k] = gprev[k] + qj * lam[k] + pj * lam[k + 1];
-          }
-          next[s - 1] = gprev[s - 1] + lam[s - 1];
-          gp[j - 1] = acc;
-          std::swap(lam, next);
-        }
+      if (s == kPbFixedSegments) {
+        pb_backward_words<scalar_t, kPbFixedSegments>(p_all, m_all, len_all, g_all, begin, end,
+                                                      gaps, s, gp_all);
+      } else {
+        pb_backward_words<scalar_t, 0>(p_all, m_all, len_all, g_all, begin, end, gaps, s, gp_all);
       }
     });
   });
   return grad_p;
 }
 
-enum PbMode : int64_t { kPbTensorOps = 0, kPbFusedPrefix = 1, kPbFusedGeneral = 2 };
-
 struct PoissonBinomialFunction : public torch::autograd::Function<PoissonBinomialFunction> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& probs,
                                const torch::Tensor& mask, int64_t s, bool fused) {
-    const auto dtype = probs.scalar_type();
     if (!fused) {
       torch::Tensor table = pb_forward_tensor_ops(probs, s);
       ctx->save_for_backward({probs, table, mask});
-      ctx->saved_data["mode"] = int64_t{kPbTensorOps};
-      return table * mask.unsqueeze(-1).to(dtype);
+      ctx->saved_data["fused"] = false;
+      return table * mask.unsqueeze(-1).to(probs.scalar_type());
     }
-    const int64_t t = mask.size(1);
-    torch::Tensor lengths = mask.sum(1);
-    const bool prefix =
-        torch::equal(mask, torch::arange(t, lengths.options()).unsqueeze(0) < lengths.unsqueeze(1));
-    if (prefix) {  // valid positions are 0..len-1: padded rows written as 0, never read back
-      torch::Tensor out = pb_forward_fused(probs, lengths, s);
-      ctx->save_for_backward({probs, out, lengths});
-      ctx->saved_data["mode"] = int64_t{kPbFusedPrefix};
-      return out;
-    }
-    torch::Tensor full = torch::full({mask.size(0)}, t, lengths.options());
-    torch::Tensor table = pb_forward_fused(probs, full, s);
-    ctx->save_for_backward({probs, table, mask});
-    ctx->saved_data["mode"] = int64_t{kPbFusedGeneral};
-    return table * mask.unsqueeze(-1).to(dtype);
+    // Only probs, mask and the per-word extents are kept: the backward recomputes each word's
+    // DP table in cache instead of saving (and re-reading) an [N,T,S] table.
+    TORCH_CHECK(probs.device().is_cpu(), "fused Poisson-binomial kernel needs CPU tensors");
+    torch::Tensor p = probs.contiguous();
+    torch::Tensor m = mask.contiguous();
+    torch::Tensor lengths = torch::empty({m.size(0)}, torch::kLong);
+    pb_dp_lengths(m.data_ptr<bool>(), m.size(0), m.size(1), lengths.data_ptr<int64_t>());
+    ctx->save_for_backward({p, m, lengths});
+    ctx->saved_data["fused"] = true;
+    return pb_forward_fused(p, m, lengths, s);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const variable_list saved = ctx->get_saved_variables();
-    const torch::Tensor& probs = saved[0];
-    const torch::Tensor& table = saved[1];
-    const int64_t mode = ctx->saved_data["mode"].toInt();
     torch::Tensor grad_p;
-    if (mode == kPbFusedPrefix) {
-      grad_p = pb_backward_fused(grad_outputs[0], table, probs, saved[2]);
+    if (ctx->saved_data["fused"].toBool()) {
+      grad_p = pb_backward_fused(grad_outputs[0], saved[0], saved[1], saved[2]);
     } else {
+      const torch::Tensor& probs = saved[0];
+      const torch::Tensor& table = saved[1];
       const torch::Tensor& mask = saved[2];
       torch::Tensor g = grad_outputs[0] * mask.unsqueeze(-1).to(table.dtype());
-      grad_p = mode == kPbTensorOps
-                   ? pb_backward_tensor_ops(g, table, probs)
-                   : pb_backward_fused(g, table, probs,
-                                       torch::full({mask.size(0)}, mask.size(1),
-                                                   torch::TensorOptions().dtype(torch::kLong)));
+      grad_p = pb_backward_tensor_ops(g, table, probs);
     }
     return {grad_p, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }

@@ -5,7 +5,9 @@
 //   soft_membership(probs [N,T-1] float/double in [0,1], mask [N,T] bool true=valid, S)
 //     -> [N,T,S], rows of valid positions sum to 1, padded rows are 0.
 // One autograd function with the analytic backward of reference/morpheus_pipeline.md §7.2, as
-// tensor ops over [N,S] (any device) or as a fused CPU kernel (one pass per word).
+// tensor ops over [N,S] (any device) or as a fused CPU kernel (parallel over words: each output
+// element written once; only probs and mask are saved, the backward recomputes each word's DP
+// table in cache; the DP of a word stops at its last valid position).
 #pragma once
 
 #include <torch/types.h>

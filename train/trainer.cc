@@ -26,6 +26,7 @@
 #include "train/cache.h"
 #include "train/schedule.h"
 #include "train/train_config.h"
+#include "train/training_curves.h"
 #include "train/vocab.h"
 
 namespace morpheus::train {
@@ -508,6 +509,8 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
              state.acc.grad_norm / std::max<double>(1, static_cast<double>(state.acc.steps))},
             {"words_per_s",
              static_cast<double>(state.acc.words) / std::max(1e-9, state.acc.seconds)},
+            {"words", state.acc.words},
+            {"seconds", state.acc.seconds},
             {"micro_batches", state.acc.micro},
             {"skipped_micro_batches", state.skipped}};
         write_row(row);
@@ -548,6 +551,8 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
                             read_file(path_join(options.data_dir, "char_vocab.json")));
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(path_join(options.out_dir, "final"), "char_vocab.json"), vocab));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_training_curves(metrics_path, path_join(options.out_dir, "training_curves.png")));
   return summary;
 }
 

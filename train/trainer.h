@@ -8,7 +8,8 @@
 //   bit-exact --resume (data order, RNG state, optimiser and schedule state).
 // Run directory: config.json, metrics.jsonl, checkpoints/step-XXXXXXXX/ (model checkpoint
 // + optimizer.pt + rng.pt + trainer_state.json), checkpoints/latest (name of the newest
-// complete one), final/ (inference checkpoint of the last step).
+// complete one), final/ (inference checkpoint of the last step), training_curves.png (losses per
+// objective, dev P/R/F1 and lr against the step, drawn from metrics.jsonl at the end of a run).
 #pragma once
 
 #include <cstdint>

@@ -155,6 +155,10 @@ TEST(TrainerTest, RunDirectoryHoldsConfigMetricsAndCheckpoints) {
   EXPECT_TRUE(file_exists(options.out_dir + "/config.json"));
   EXPECT_TRUE(file_exists(options.out_dir + "/checkpoints/latest"));
   EXPECT_TRUE(file_exists(options.out_dir + "/final/meta.json"));
+  EXPECT_TRUE(file_exists(options.out_dir + "/final/model.pt"));
+  auto png = read_file(options.out_dir + "/training_curves.png");
+  ASSERT_TRUE(png.ok()) << png.status().to_string();
+  EXPECT_EQ(png->substr(1, 3), "PNG");
   const auto rows = read_rows(options.out_dir + "/metrics.jsonl");
   int loss_rows = 0;
   for (const auto& row : rows) {
