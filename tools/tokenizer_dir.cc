@@ -65,6 +65,23 @@ std::vector<std::string> split_record(std::string_view record) {
   return pieces;
 }
 
+// Index of `run` in `table`, or table.size().
+size_t find_run(const SegmentTable& table, std::string_view run) {
+  size_t lo = 0;
+  size_t hi = table.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int c = compare_run(run, table.record(mid));
+    if (c == 0) return mid;
+    if (c < 0) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return table.size();
+}
+
 }  // namespace
 
 std::string fold_run(std::string_view run) {
@@ -141,22 +158,10 @@ std::string_view SegmentTable::record(size_t i) const {
 }
 
 bool SegmentTable::lookup(std::string_view run, std::vector<std::string>* pieces) const {
-  size_t lo = 0;
-  size_t hi = count_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    const int c = compare_run(run, record(mid));
-    if (c == 0) {
-      *pieces = split_record(record(mid));
-      return true;
-    }
-    if (c < 0) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return false;
+  const size_t i = find_run(*this, run);
+  if (i == count_) return false;
+  *pieces = split_record(record(i));
+  return true;
 }
 
 StatusOr<std::string> file_checksum(const std::string& path) {
@@ -359,7 +364,6 @@ Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
   std::unordered_set<std::string> seen;
   std::vector<std::string> missing;
   std::vector<tokenizer::Span> spans;
-  std::vector<std::string> scratch;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     MORPHEUS_RETURN_IF_ERROR(state_->error);
@@ -370,8 +374,11 @@ Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
       for (const tokenizer::Span& span : spans) {
         if (span.kind != tokenizer::SpanKind::kLetter) continue;
         std::string folded = fold_run(span.text(text));
-        if (table_.lookup(folded, &scratch) || state_->resolved.count(folded) != 0) continue;
-        if (seen.insert(folded).second) missing.push_back(std::move(folded));
+        if (!seen.insert(folded).second) continue;  // each distinct run once per call
+        if (find_run(table_, folded) != table_.size() || state_->resolved.count(folded) != 0) {
+          continue;
+        }
+        missing.push_back(std::move(folded));
       }
     }
     if (missing.empty()) return ok_status();
