@@ -143,17 +143,22 @@ if(MORPHEUS_WITH_TORCH)
 endif()
 
 # morpheus export|encode|decode|segment|embed|neighbors on a 2-step tiny model (tools/cmd_neural.cc).
+# They run the torch-free front `morpheus` (target morpheus_front; it execs morpheus-torch, the
+# target morpheus, for prepare/train/export/embed/neighbors).
 if(MORPHEUS_WITH_TORCH)
+  set(MF $<TARGET_FILE:morpheus_front>)
   add_test(NAME cli.neural_round_trip COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh
-    ${M} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt
+    ${MF} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt
     ${DEV_SENTENCES})
   set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e)
   morpheus_cli_test(neural_missing_model 1 --stderr-has "no tokenizer.json"
-    -- ${M} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
+    -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"
-    -- ${M} encode --model ${TDATA} --shard 2/2 ${TDATA}/round_trip_input.txt)
+    -- ${MF} encode --model ${TDATA} --shard 2/2 ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_export_needs_words 1 --stderr-has "exactly one of --words"
     -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
   morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"
-    -- ${M} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
+    -- ${MF} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
+  morpheus_cli_test(front_help_lists_every_command 0 --stdout-has pretokenize -- ${MF} --help)
+  morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
 endif()

@@ -3,6 +3,7 @@
 #include "tokenizer/piece_codec.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <utility>
 
@@ -71,6 +72,7 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces, WordSeg
       return invalid_argument("piece " + std::to_string(i) + " is not valid UTF-8");
     }
     const char32_t first = utf8::decode_one(p, 0).code_point;
+    codec.max_piece_cps_ = std::max(codec.max_piece_cps_, utf8::length(p));
     codec.word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
     const auto [it, inserted] =
         codec.piece_ids_.emplace(p, kFirstPieceId + static_cast<int32_t>(i));
@@ -132,6 +134,8 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
     const auto it = piece_ids_.find(p);
     if (it != piece_ids_.end()) {
       units->push_back({it->second, static_cast<uint32_t>(n)});
+    } else if (options_.vocabulary_backoff) {
+      backoff_units(folded_cps.substr(cp_index, n), units);
     } else {
       for (size_t k = 0; k < n; ++k) {
         one.clear();
@@ -141,6 +145,44 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
       }
     }
     cp_index += n;
+  }
+}
+
+void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* units) const {
+  // cost[i]: fewest ids for cps[i..n); next[i]: end of the first unit of that cover (the longest
+  // among the optimal ones); id[i]: its piece id or -1 (one code point as bytes).
+  const size_t n = cps.size();
+  std::vector<size_t> cost(n + 1, 0);
+  std::vector<size_t> next(n + 1, n);
+  std::vector<int32_t> id(n + 1, -1);
+  std::string key;
+  for (size_t i = n; i-- > 0;) {
+    cost[i] = encoded_length(cps[i]) + cost[i + 1];  // bytes of one code point
+    next[i] = i + 1;
+    id[i] = -1;
+    const size_t longest = std::min(n, i + max_piece_cps_);
+    key.clear();
+    for (size_t j = i; j < longest; ++j) utf8::append(cps[j], key);
+    // Longest first: a shorter candidate replaces it only when strictly cheaper.
+    size_t best = std::numeric_limits<size_t>::max();
+    for (size_t j = longest; j > i; --j) {
+      const auto it = piece_ids_.find(key);
+      if (it != piece_ids_.end() && 1 + cost[j] < best) {
+        best = 1 + cost[j];
+        next[i] = j;
+        id[i] = it->second;
+      }
+      key.resize(key.size() - encoded_length(cps[j - 1]));
+    }
+    if (best <= cost[i]) {
+      cost[i] = best;
+    } else {
+      next[i] = i + 1;
+      id[i] = -1;
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) {
+    units->push_back({id[i], static_cast<uint32_t>(next[i] - i)});
   }
 }
 

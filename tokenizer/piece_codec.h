@@ -30,6 +30,10 @@ WordSegmentFn segment_fn(const Segmenter& segmenter);
 struct PieceCodecOptions {
   bool turkish_case = true;         // I<->ı, İ<->i when folding and restoring case
   size_t cache_capacity = 1 << 20;  // cached distinct letter runs; 0 disables the cache
+  // A segmenter piece that is not in the vocabulary is split, inside the piece, into the fewest
+  // ids (vocabulary pieces; a code point outside every piece costs its UTF-8 bytes), ties going
+  // to the longest first piece. Off: one unit per code point.
+  bool vocabulary_backoff = false;
 };
 
 // Id layout (documented contract; ids are stable for a given piece list):
@@ -44,7 +48,8 @@ struct PieceCodecOptions {
 // Encoding scheme: the text is cut by pretokenize() (tokenizer/pretokenizer.h).
 //   * Letter runs are case-folded code point by code point (core/unicode.h, one to one), the
 //     folded run is split by the segmenter, and each piece becomes its piece id. A piece that is
-//     not in the vocabulary is split into code points, each its piece id or its bytes.
+//     not in the vocabulary is split into code points, each its piece id or its bytes (or, with
+//     vocabulary_backoff, into the fewest vocabulary pieces inside it).
 //     Case: a run of >= 2 units, all in the vocabulary and all upper case, is <upper_word> +
 //     pieces. Otherwise case comes back per piece: nothing (all lower), <cap> (first upper, rest
 //     lower), <upper> (all upper), or, for any other pattern or a character whose case does not
@@ -109,12 +114,15 @@ class PieceCodec {
   PieceCodec(std::vector<std::string> pieces, WordSegmentFn segment, PieceCodecOptions options);
   void fold_units(const std::string& folded, const std::u32string& folded_cps,
                   std::vector<Unit>* units) const;
+  // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
+  void backoff_units(const std::u32string& cps, std::vector<Unit>* units) const;
   void encode_letters(std::string_view original, std::vector<int32_t>* ids) const;
   void encode_other(std::string_view text, std::vector<int32_t>* ids) const;
 
   std::vector<std::string> pieces_;
   std::unordered_map<std::string, int32_t> piece_ids_;
   std::vector<uint8_t> word_piece_;  // per piece: first code point is a letter or a mark
+  size_t max_piece_cps_ = 1;         // longest piece in code points
   WordSegmentFn segment_;
   PieceCodecOptions options_;
   std::unique_ptr<Cache> cache_;

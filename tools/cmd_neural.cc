@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `morpheus export|encode|decode|segment|embed|neighbors`: the Morpheus tokenizer directory
-// (tools/neural_tokenizer.h) as a lossless tokenizer, an offline segmenter and a word embedder.
+// `morpheus export|embed|neighbors|model-server` (+ encode|decode|segment from cmd_tokenize.cc,
+// with the model in process): the Morpheus tokenizer directory (tools/neural_tokenizer.h).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -14,9 +14,9 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
-#include "tokenizer/pretokenizer.h"
-#include "tools/codec_io.h"
+#include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
+#include "tools/model_client.h"
 #include "tools/neural_tokenizer.h"
 
 namespace morpheus::tools {
@@ -25,17 +25,6 @@ namespace {
 struct ExportArgs {
   ExportOptions options;
   std::string data;
-};
-
-struct RunArgs {
-  std::string model;
-  std::string input = "-";
-  std::string output = "-";
-  bool allow_invalid = false;
-  bool text = false;
-  std::string shard;
-  size_t cache = 1 << 20;
-  size_t block_lines = 4096;
 };
 
 struct EmbedArgs {
@@ -69,64 +58,6 @@ StatusOr<std::unique_ptr<NeuralTokenizer>> load_tokenizer(const std::string& dir
   NeuralSegmenterOptions options;
   options.cache_capacity = cache;
   return NeuralTokenizer::load(dir, true, options);
-}
-
-// One line of `segment --text`: a JSON array of the pieces of every span, in order; an invalid
-// byte (with --allow-invalid) is {"byte": value}. Concatenating the strings gives the line.
-Status segment_text_line(const tokenizer::PieceCodec& codec, std::string_view line,
-                         bool allow_invalid, std::string* out) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<tokenizer::Span> spans,
-                            tokenizer::pretokenize(line, allow_invalid));
-  nlohmann::json row = nlohmann::json::array();
-  for (const tokenizer::Span& span : spans) {
-    const std::string_view text = span.text(line);
-    if (span.kind == tokenizer::SpanKind::kInvalid) {
-      row.push_back({{"byte", static_cast<unsigned char>(text[0])}});
-      continue;
-    }
-    MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, codec.segment_word(text));
-    for (std::string& p : pieces) row.push_back(std::move(p));
-  }
-  *out += row.dump();
-  *out += '\n';
-  return ok_status();
-}
-
-Status run_tokenizer(const RunArgs& args, const std::string& mode) {
-  BlockOptions block;
-  block.block_lines = args.block_lines;
-  if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok,
-                            load_tokenizer(args.model, args.cache));
-  const tokenizer::PieceCodec& codec = tok->codec();
-  const NeuralTokenizer* t = tok.get();
-  block.prefetch = [t](const std::vector<std::string>& lines) { t->prefetch(lines); };
-  const bool allow_invalid = args.allow_invalid;
-  if (mode == "encode") {
-    block.progress_label = "encode";
-    return encode_lines(
-        args.input, args.output, allow_invalid,
-        [&codec, allow_invalid](std::string_view line, std::vector<int32_t>* ids) {
-          return codec.encode(line, ids, nullptr, allow_invalid);
-        },
-        block);
-  }
-  if (mode == "decode") {
-    return decode_lines(args.input, args.output,
-                        [&codec](const std::vector<int32_t>& ids, std::string* text) {
-                          return codec.decode(ids, text);
-                        });
-  }
-  block.progress_label = "segment";
-  if (args.text) {
-    return transform_lines(args.input, args.output, !allow_invalid, block,
-                           [&codec, allow_invalid](std::string_view line, std::string* out) {
-                             return segment_text_line(codec, line, allow_invalid, out);
-                           });
-  }
-  return segment_lines(
-      args.input, args.output, [&codec](std::string_view word) { return codec.segment_word(word); },
-      block);
 }
 
 // Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
@@ -171,7 +102,8 @@ Status run_embed(const EmbedArgs& args) {
     }
   }
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
-  const torch::Tensor emb = embed_in_blocks(tok->segmenter(), words);
+  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
+  const torch::Tensor emb = embed_in_blocks(*seg, words);
   const int64_t n = emb.size(0);
   const int64_t d = emb.size(1);
   const float* data = emb.data_ptr<float>();
@@ -215,14 +147,14 @@ Status run_embed(const EmbedArgs& args) {
 Status run_neighbors(const NeighborArgs& args) {
   MORPHEUS_RETURN_IF_ERROR(utf8::validate(args.query));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
+  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
   const std::string vocab_path =
       args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(vocab_path));
-  const torch::Tensor emb =
-      torch::nn::functional::normalize(embed_in_blocks(tok->segmenter(), words),
-                                       torch::nn::functional::NormalizeFuncOptions().dim(1));
+  const torch::Tensor emb = torch::nn::functional::normalize(
+      embed_in_blocks(*seg, words), torch::nn::functional::NormalizeFuncOptions().dim(1));
   const torch::Tensor q = torch::nn::functional::normalize(
-      tok->segmenter().embed({args.query}), torch::nn::functional::NormalizeFuncOptions().dim(1));
+      seg->embed({args.query}), torch::nn::functional::NormalizeFuncOptions().dim(1));
   const torch::Tensor scores = torch::matmul(emb, q.t()).squeeze(1).contiguous();
   const float* s = scores.data_ptr<float>();
   std::vector<size_t> order;
@@ -261,39 +193,29 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
-  for (const std::string mode : {"encode", "decode", "segment"}) {
-    auto args = std::make_shared<RunArgs>();
-    const char* help = mode == "encode"   ? "Text lines -> space-separated ids per line"
-                       : mode == "decode" ? "Id lines -> the original text lines"
-                                          : "One word per line -> word<TAB>piece piece ...";
-    CLI::App* cmd = app.add_subcommand(mode, help);
-    cmd->add_option("--model", args->model, "Tokenizer directory (morpheus export)")->required();
-    cmd->add_option("input", args->input, "Input file, - for stdin")->capture_default_str();
-    cmd->add_option("-o,--output", args->output, "Output file, - for stdout")
-        ->capture_default_str();
-    if (mode != "decode") {
-      cmd->add_flag("--allow-invalid", args->allow_invalid,
-                    "Invalid UTF-8 bytes become byte tokens instead of an error");
-      cmd->add_option("--shard", args->shard,
-                      "i/n: process only lines n with (n-1) mod n == i (for parallel jobs)");
-      cmd->add_option("--cache", args->cache, "Words kept in the segmentation cache (LRU)")
-          ->capture_default_str();
-      cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
-          ->capture_default_str();
-    }
-    if (mode == "segment") {
-      cmd->add_flag("--text", args->text,
-                    "Running text in: one JSON array of pieces per line (their concatenation is "
-                    "the line)");
-    }
-    registry.add(cmd, [args, mode] {
-      if (mode == "segment" && args->allow_invalid && !args->text) {
-        return invalid_argument("--allow-invalid needs --text for segment",
-                                "word lists must be valid UTF-8");
-      }
-      return run_tokenizer(*args, mode);
+  register_tokenize_commands(app, registry, [](size_t cache) {
+    NeuralSegmenterOptions options;
+    options.cache_capacity = cache;
+    return in_process_model(options);
+  });
+
+  // The model server of the torch-free `morpheus` (tools/model_client.h); not for users.
+  auto sargs = std::make_shared<std::pair<std::string, size_t>>("", 1 << 20);
+  CLI::App* server = app.add_subcommand("model-server", "Model co-process of morpheus encode");
+  server->group("");
+  server->add_option("--model", sargs->first, "Tokenizer directory")->required();
+  server->add_option("--cache", sargs->second, "Words kept in the segmentation cache (LRU)");
+  registry.add(server, [sargs] {
+    NeuralSegmenterOptions options;
+    options.cache_capacity = sargs->second;
+    StatusOr<std::unique_ptr<NeuralTokenizer>> tok =
+        NeuralTokenizer::load(sargs->first, false, options);
+    return serve_model([&tok]() -> StatusOr<RunSegmenter*> {
+      if (!tok.ok()) return tok.status();
+      MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());
+      return (*tok)->tokenizer().model();
     });
-  }
+  });
 
   auto margs = std::make_shared<EmbedArgs>();
   CLI::App* embed = app.add_subcommand("embed", "Word list -> embeddings (.npy + .vocab or .vec)");

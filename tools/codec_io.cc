@@ -110,7 +110,10 @@ Status transform_lines(const std::string& input, const std::string& output, bool
       numbers.push_back(line_no);
     }
     if (block.empty()) break;
-    if (options.prefetch) options.prefetch(block);
+    if (options.prefetch) {
+      const Status s = options.prefetch(block);
+      if (!s.ok()) return Status(s.code(), where(input, numbers[0]) + s.message(), s.hint());
+    }
     text.clear();
     for (size_t i = 0; i < block.size(); ++i) {
       const Status s = fn(block[i], &text);

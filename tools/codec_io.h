@@ -29,12 +29,13 @@ Status segment_lines(const std::string& input, const std::string& output,
                      const SegmentWordFn& segment);
 
 // Streaming for large corpora: lines are read in blocks; `prefetch` (optional) sees each block
-// before its lines are processed (e.g. to run a model once on all their words); only the lines
+// before its lines are processed (e.g. to run a model once on all their words; an error stops
+// the loop, prefixed with the input and the block's first line); only the lines
 // of shard `shard_index` of `shard_count` are kept (line n, 1-based, belongs to shard
 // (n − 1) mod shard_count); a progress bar counts lines when `progress_label` is set.
 struct BlockOptions {
   size_t block_lines = 4096;
-  std::function<void(const std::vector<std::string>& lines)> prefetch;
+  std::function<Status(const std::vector<std::string>& lines)> prefetch;
   size_t shard_index = 0;
   size_t shard_count = 1;
   std::string progress_label;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -27,19 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kKind = "morpheus-tokenizer";
 constexpr float kSelfTestMargin = 0.05f;  // logit distance from the threshold for sample words
-
-std::string fold_letters(std::string_view run) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < run.size()) {
-    const utf8::Decoded d = utf8::decode_one(run, pos);
-    utf8::append(unicode::to_lower(d.code_point, true), out);
-    pos += d.length;
-  }
-  return out;
-}
 
 std::string capitalize(const std::string& word) {
   StatusOr<std::u32string> cps = utf8::decode(word);
@@ -59,10 +48,9 @@ Status copy_file(const std::string& from, const std::string& to) {
   return write_file_atomic(to, content);
 }
 
-// Self-test texts: words far from the decision threshold, across the frequency range, in
-// sentences with case, punctuation, digits, a long letter run (chunked) and other scripts.
-std::vector<std::string> self_test_texts(
-    const NeuralTokenizer& tok, const std::vector<std::pair<std::string, uint64_t>>& words) {
+// Letter runs far from the decision threshold (model self-test), across the frequency range.
+std::vector<std::string> decisive_runs(const NeuralSegmenter& seg,
+                                       const std::vector<std::pair<std::string, uint64_t>>& words) {
   std::vector<std::string> picked;
   const size_t stride = std::max<size_t>(1, words.size() / 400);
   for (size_t i = 0; i < words.size() && picked.size() < 48; i += stride) {
@@ -71,34 +59,71 @@ std::vector<std::string> self_test_texts(
     if (!spans.ok() || spans->size() != 1 || (*spans)[0].kind != tokenizer::SpanKind::kLetter) {
       continue;
     }
-    const std::string folded = fold_letters(w);
+    const std::string folded = fold_run(w);
     if (utf8::length(folded) < 2) continue;
-    if (tok.segmenter().decision_margin(folded) < kSelfTestMargin) continue;
+    if (seg.decision_margin(folded) < kSelfTestMargin) continue;
     picked.push_back(folded);
-  }
-  std::vector<std::string> texts;
-  const char* tails[] = {", 2026'da!", " — «tamam»", "\t42 😀", "  (x) ", ".", "?"};
-  for (size_t start = 0, k = 0; start < picked.size(); start += 8, ++k) {
-    std::string text;
-    for (size_t j = start; j < std::min(picked.size(), start + 8); ++j) {
-      if (!text.empty()) text += ' ';
-      text += j == start ? capitalize(picked[j]) : picked[j];
-    }
-    text += tails[k % 6];
-    texts.push_back(text);
   }
   // A letter run longer than the model's words (chunked), when its chunks are decisive.
   std::string long_run;
   for (const std::string& w : picked) long_run += w;
-  const size_t cap = static_cast<size_t>(tok.segmenter().max_chunk_chars()) * 2 + 3;
+  const size_t cap = static_cast<size_t>(seg.max_chunk_chars()) * 2 + 3;
   StatusOr<std::u32string> cps = utf8::decode(long_run);
   if (cps.ok() && cps->size() > cap) {
     long_run = utf8::encode(cps->substr(0, cap));
-    if (tok.segmenter().decision_margin(long_run) >= kSelfTestMargin) texts.push_back(long_run);
+    if (seg.decision_margin(long_run) >= kSelfTestMargin) picked.push_back(long_run);
+  }
+  return picked;
+}
+
+// Table self-test texts: sentences of the table's runs (`words`: folded, in the table) with case,
+// punctuation, digits and other scripts; a text with a letter run outside the table is dropped
+// (the table self-test must not need the model).
+std::vector<std::string> self_test_texts(const std::vector<std::string>& words,
+                                         const SegmentTable& table) {
+  std::vector<std::string> texts;
+  const char* tails[] = {", 2026'da!", " — «tamam»", "\t42 😀", "  (x) ", ".", "?"};
+  for (size_t start = 0, k = 0; start < words.size(); start += 8, ++k) {
+    std::string text;
+    for (size_t j = start; j < std::min(words.size(), start + 8); ++j) {
+      if (!text.empty()) text += ' ';
+      text += j == start ? capitalize(words[j]) : words[j];
+    }
+    text += tails[k % 6];
+    texts.push_back(text);
   }
   texts.push_back("İSTANBUL'da 3,5 °C — Ελλάδα 東京 👩🏽‍💻\r\n");
-  return texts;
+  std::vector<std::string> kept;
+  std::vector<tokenizer::Span> spans;
+  std::vector<std::string> scratch;
+  for (const std::string& text : texts) {
+    spans.clear();
+    tokenizer::pretokenize_into(text, spans);
+    bool covered = true;
+    for (const tokenizer::Span& span : spans) {
+      if (span.kind == tokenizer::SpanKind::kLetter &&
+          !table.lookup(fold_run(span.text(text)), &scratch)) {
+        covered = false;
+      }
+    }
+    if (covered) kept.push_back(text);
+  }
+  return kept;
 }
+
+// RunSegmenter over the in-process model.
+class InProcessSegmenter : public RunSegmenter {
+ public:
+  explicit InProcessSegmenter(std::unique_ptr<NeuralSegmenter> seg) : seg_(std::move(seg)) {}
+  StatusOr<std::vector<std::vector<std::string>>> segment(
+      const std::vector<std::string>& runs) override {
+    return seg_->segment_many(runs);
+  }
+  const NeuralSegmenter* get() const { return seg_.get(); }
+
+ private:
+  std::unique_ptr<NeuralSegmenter> seg_;
+};
 
 }  // namespace
 
@@ -161,7 +186,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     for (const tokenizer::Span& span : spans) {
       const std::string_view text = span.text(word);
       if (span.kind == tokenizer::SpanKind::kLetter) {
-        run_counts[fold_letters(text)] += count;
+        run_counts[fold_run(text)] += count;
       } else if (span.kind == tokenizer::SpanKind::kDigit ||
                  span.kind == tokenizer::SpanKind::kOther) {
         piece_counts[std::string(text)] += count;
@@ -173,20 +198,24 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   for (const auto& entry : run_counts) runs.push_back(entry.first);
   std::sort(runs.begin(), runs.end());
 
+  // The model's pieces of every run: the segmentation table, and the piece counts.
+  std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
+  table_entries.reserve(runs.size());
+  NeuralSegmenterOptions seg_options;
+  seg_options.cache_capacity = 0;
+  NeuralSegmenter segmenter(model, chars, seg_options);
   {
-    NeuralSegmenterOptions seg_options;
-    seg_options.cache_capacity = 0;
-    NeuralSegmenter segmenter(model, chars, seg_options);
     ProgressBar bar("export: segment", runs.size(), "words");
     constexpr size_t kBlock = 8192;
     for (size_t begin = 0; begin < runs.size(); begin += kBlock) {
       const std::vector<std::string> block(
           runs.begin() + static_cast<std::ptrdiff_t>(begin),
           runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
-      const std::vector<std::vector<std::string>> pieces = segmenter.segment_many(block);
+      std::vector<std::vector<std::string>> pieces = segmenter.segment_many(block);
       for (size_t i = 0; i < block.size(); ++i) {
         const uint64_t count = run_counts[block[i]];
         for (const std::string& p : pieces[i]) piece_counts[p] += count;
+        table_entries.emplace_back(block[i], std::move(pieces[i]));
       }
       bar.add(block.size());
     }
@@ -231,31 +260,51 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     MORPHEUS_RETURN_IF_ERROR(copy_file(chars_path, path_join(tmp, "char_vocab.json")));
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(
         path_join(tmp, "pieces.json"), json{{"pieces", pieces}, {"counts", counts}}.dump() + "\n"));
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, kSegmentTableFile),
+                                               SegmentTable::serialize(std::move(table_entries))));
     std::string words_tsv;
     for (const auto& [word, count] : words) {
       words_tsv += word + "\t" + std::to_string(count) + "\n";
     }
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, "words.tsv"), words_tsv));
+    json files = json::object();
+    for (const char* f : {"pieces.json", kSegmentTableFile, "char_vocab.json", "model/model.pt",
+                          "model/config.json"}) {
+      MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(tmp, f)));
+      files[f] = sum;
+    }
     json config = {{"format_version", kTokenizerFormatVersion},
-                   {"kind", kKind},
+                   {"kind", kTokenizerKind},
                    {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + pieces.size()},
                    {"num_pieces", pieces.size()},
                    {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
-                   {"case_tokens", json::array({"<cap>", "<upper>"})},
+                   {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
                    {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
                    {"turkish_case", true},
+                   {"vocabulary_backoff", "fewest pieces inside each model piece"},
                    {"threshold", model->config.threshold},
                    {"max_word_len", model->config.max_word_len},
                    {"min_count", options.min_count},
                    {"word_types", words.size()},
-                   {"self_test", json::array()}};
+                   {"table_runs", runs.size()},
+                   {"files", files},
+                   {"self_test", json::array()},
+                   {"model_self_test", json::array()}};
     const std::string config_path = path_join(tmp, "tokenizer.json");
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
-    // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer).
-    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok,
-                              NeuralTokenizer::load(tmp, false));
-    for (const std::string& text : self_test_texts(*tok, words)) {
-      MORPHEUS_ASSIGN_OR_RETURN(std::vector<int32_t> ids, tok->codec().encode(text));
+    // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table
+    // only: no model).
+    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
+                              TokenizerDir::load(tmp, false, nullptr));
+    const std::vector<std::string> decisive = decisive_runs(segmenter, words);
+    const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
+    for (size_t i = 0; i < decisive.size(); ++i) {
+      config["model_self_test"].push_back(
+          json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
+    }
+    for (const std::string& text : self_test_texts(decisive, tok->table())) {
+      std::vector<int32_t> ids;
+      MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
       config["self_test"].push_back(json{{"text", text}, {"ids", ids}});
     }
     return write_file_atomic(config_path, config.dump(2) + "\n");
@@ -284,108 +333,68 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   return ok_status();
 }
 
-StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::string& dir,
-                                                                 bool self_test,
-                                                                 NeuralSegmenterOptions options) {
-  const std::string config_path = path_join(dir, "tokenizer.json");
-  if (!file_exists(config_path)) {
-    return not_found("no tokenizer.json in " + dir,
-                     "--model takes a directory written by morpheus export");
-  }
-  MORPHEUS_ASSIGN_OR_RETURN(json config, load_json_file(config_path));
-  if (!config.is_object() || config.value("kind", "") != kKind ||
-      !config.contains("format_version") || !config["format_version"].is_number_integer()) {
-    return data_loss(config_path + ": not a Morpheus tokenizer config (kind/format_version)",
-                     "re-run morpheus export");
-  }
-  if (config["format_version"].get<int>() != kTokenizerFormatVersion) {
-    return invalid_argument(
-        config_path + ": format_version " + std::to_string(config["format_version"].get<int>()) +
-            " is not supported (this build reads " + std::to_string(kTokenizerFormatVersion) + ")",
-        "re-run morpheus export with this version");
-  }
-  const std::string pieces_path = path_join(dir, "pieces.json");
-  MORPHEUS_ASSIGN_OR_RETURN(json pieces_json, load_json_file(pieces_path));
-  std::vector<std::string> pieces;
-  try {
-    pieces = pieces_json.at("pieces").get<std::vector<std::string>>();
-  } catch (const json::exception& e) {
-    return data_loss(pieces_path + ": no \"pieces\" string array (" + e.what() + ")",
-                     "re-run morpheus export");
+StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerDir& dir,
+                                                                NeuralSegmenterOptions options) {
+  for (const char* f : {"model/model.pt", "model/config.json", "char_vocab.json"}) {
+    MORPHEUS_RETURN_IF_ERROR(dir.verify_file(f));
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(path_join(dir, "model")));
-  const std::string chars_path = path_join(dir, "char_vocab.json");
+                            model::load_inference_checkpoint(path_join(dir.dir(), "model")));
+  const std::string chars_path = path_join(dir.dir(), "char_vocab.json");
   MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
     return data_loss(chars_path + " has " + std::to_string(chars.size()) +
-                         " symbols but the model in " + path_join(dir, "model") + " expects " +
-                         std::to_string(model->config.char_vocab_size),
+                         " symbols but the model in " + path_join(dir.dir(), "model") +
+                         " expects " + std::to_string(model->config.char_vocab_size),
                      "the character vocabulary does not belong to these weights");
   }
-  std::unique_ptr<NeuralTokenizer> tok(new NeuralTokenizer());
-  tok->dir_ = dir;
-  tok->segmenter_ = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
-  const NeuralSegmenter* seg = tok->segmenter_.get();
-  tokenizer::PieceCodecOptions codec_options;
-  codec_options.turkish_case = config.value("turkish_case", true);
-  StatusOr<tokenizer::PieceCodec> codec = tokenizer::PieceCodec::create(
-      std::move(pieces), [seg](std::string_view word) { return seg->segment(word); },
-      codec_options);
-  if (!codec.ok()) {
-    return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
+  auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
+  const json& samples = dir.config().value("model_self_test", json::array());
+  std::vector<std::string> runs;
+  std::vector<std::vector<std::string>> want;
+  try {
+    for (const json& sample : samples) {
+      runs.push_back(sample.at("run").get<std::string>());
+      want.push_back(sample.at("pieces").get<std::vector<std::string>>());
+    }
+  } catch (const json::exception&) {
+    return data_loss(path_join(dir.dir(), "tokenizer.json") + ": malformed model_self_test",
+                     "re-run morpheus export");
   }
-  tok->codec_ = std::make_unique<tokenizer::PieceCodec>(std::move(*codec));
-  const int64_t vocab_size = config.value("vocab_size", int64_t{-1});
-  if (vocab_size != tok->codec_->vocab_size()) {
-    return data_loss(config_path + " says vocab_size " + std::to_string(vocab_size) + " but " +
-                         pieces_path + " gives " + std::to_string(tok->codec_->vocab_size()),
-                     "the vocabulary does not belong to this tokenizer; re-run morpheus export");
-  }
-  if (self_test) {
-    const json& samples = config.value("self_test", json::array());
-    for (size_t i = 0; i < samples.size(); ++i) {
-      std::string text;
-      std::vector<int32_t> want;
-      try {
-        text = samples[i].at("text").get<std::string>();
-        want = samples[i].at("ids").get<std::vector<int32_t>>();
-      } catch (const json::exception&) {
-        return data_loss(config_path + ": malformed self_test sample " + std::to_string(i),
-                         "re-run morpheus export");
-      }
-      StatusOr<std::vector<int32_t>> got = tok->codec_->encode(text);
-      if (!got.ok() || *got != want) {
-        return data_loss(
-            dir + ": self-test sample " + std::to_string(i) + " (\"" + text.substr(0, 60) +
-                "\") no longer encodes to the ids stored at export",
-            "the weights (model/) or the vocabulary (pieces.json) were swapped or damaged; "
-            "re-run morpheus export");
-      }
-      StatusOr<std::string> back = tok->codec_->decode(want);
-      if (!back.ok() || *back != text) {
-        return data_loss(dir + ": self-test sample " + std::to_string(i) + " does not decode back",
-                         "re-run morpheus export");
-      }
+  const std::vector<std::vector<std::string>> got = seg->segment_many(runs);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (got[i] != want[i]) {
+      std::string g;
+      for (const std::string& p : got[i]) g += (g.empty() ? "" : " ") + p;
+      return data_loss(dir.dir() + ": model self-test run " + std::to_string(i) + " (\"" +
+                           runs[i].substr(0, 60) + "\") segments as \"" + g.substr(0, 80) +
+                           "\", not as at export",
+                       "the weights (model/) were swapped or damaged; re-run morpheus export");
     }
   }
+  return seg;
+}
+
+RunSegmenterFactory in_process_model(NeuralSegmenterOptions options) {
+  return [options](const TokenizerDir& dir) -> StatusOr<std::unique_ptr<RunSegmenter>> {
+    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
+                              load_model_segmenter(dir, options));
+    return std::unique_ptr<RunSegmenter>(new InProcessSegmenter(std::move(seg)));
+  };
+}
+
+StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::string& dir,
+                                                                 bool self_test,
+                                                                 NeuralSegmenterOptions options) {
+  std::unique_ptr<NeuralTokenizer> tok(new NeuralTokenizer());
+  MORPHEUS_ASSIGN_OR_RETURN(tok->dir_,
+                            TokenizerDir::load(dir, self_test, in_process_model(options)));
   return tok;
 }
 
-void NeuralTokenizer::prefetch(const std::vector<std::string>& texts) const {
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> runs;
-  std::vector<tokenizer::Span> spans;
-  for (const std::string& text : texts) {
-    spans.clear();
-    tokenizer::pretokenize_into(text, spans);
-    for (const tokenizer::Span& span : spans) {
-      if (span.kind != tokenizer::SpanKind::kLetter) continue;
-      std::string folded = fold_letters(span.text(text));
-      if (seen.insert(folded).second) runs.push_back(std::move(folded));
-    }
-  }
-  if (!runs.empty()) segmenter_->segment_many(runs);
+StatusOr<const NeuralSegmenter*> NeuralTokenizer::segmenter() const {
+  MORPHEUS_ASSIGN_OR_RETURN(RunSegmenter * model, dir_->model());
+  return static_cast<const InProcessSegmenter*>(model)->get();
 }
 
 }  // namespace morpheus::tools

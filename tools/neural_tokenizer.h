@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The Morpheus tokenizer directory written by `morpheus export` and read by encode/decode/
-// segment/embed/neighbors:
+// segment/embed/neighbors (format 2):
 //   tokenizer.json   {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
-//                     "max_word_len","turkish_case","self_test":[{"text","ids"}], ...}
-//   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 258 + i (PieceCodec layout:
-//                     256 byte tokens, <cap>, <upper>, then the pieces)
+//                     "max_word_len","turkish_case","files":{relative path: checksum},
+//                     "self_test":[{"text","ids"}],"model_self_test":[{"run","pieces"}], ...}
+//   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout)
+//   segments.bin     the model's pieces of every exported letter run (tools/tokenizer_dir.h)
 //   model/           inference checkpoint (model/checkpoint.h)
 //   char_vocab.json  the model's character vocabulary (train/vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
-// Loading re-encodes the self-test texts and fails when the ids differ (weights or vocabulary
-// that do not belong together).
+// Loading checks the checksums of pieces.json and segments.bin and re-encodes the self-test texts
+// (table only). The model is loaded lazily, on the first letter run the table lacks; then its
+// files are checksummed and the model self-test runs must segment as at export.
 #pragma once
 
 #include <cstddef>
@@ -22,10 +24,9 @@
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
 #include "tools/neural_segmenter.h"
+#include "tools/tokenizer_dir.h"
 
 namespace morpheus::tools {
-
-constexpr int kTokenizerFormatVersion = 1;
 
 struct ExportOptions {
   std::string checkpoint;     // inference or training checkpoint dir with char_vocab.json
@@ -49,28 +50,38 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = n
 // Reads a word<TAB>count file (a line without a tab counts 1; "<unk>" lines are skipped).
 StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path);
 
+// Loads the model of a tokenizer directory: checks the checksums of model/ and char_vocab.json
+// and runs the model self-test (DATA_LOSS naming the run when a segmentation differs).
+StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerDir& dir,
+                                                                NeuralSegmenterOptions options);
+
+// A factory running the model in this process (load_model_segmenter with `options`).
+RunSegmenterFactory in_process_model(NeuralSegmenterOptions options);
+
 class NeuralTokenizer {
  public:
-  // Loads a tokenizer directory; with self_test, the self-test samples must re-encode to their
-  // stored ids (DATA_LOSS naming the sample otherwise).
+  // Loads a tokenizer directory (TokenizerDir::load); the model is loaded on first use.
   static StatusOr<std::unique_ptr<NeuralTokenizer>> load(const std::string& dir,
                                                          bool self_test = true,
                                                          NeuralSegmenterOptions options = {});
 
-  const tokenizer::PieceCodec& codec() const { return *codec_; }
-  const NeuralSegmenter& segmenter() const { return *segmenter_; }
-  const std::string& dir() const { return dir_; }
+  const tokenizer::PieceCodec& codec() const { return dir_->codec(); }
+  const TokenizerDir& tokenizer() const { return *dir_; }
+  const std::string& dir() const { return dir_->dir(); }
+  // The model segmenter, loaded (and checked) on the first call; later calls return it or the
+  // same error.
+  StatusOr<const NeuralSegmenter*> segmenter() const;
 
-  // Runs the letter runs of `texts` through the model in batches so that the following
-  // encode()/segment_word() calls hit the cache. Invalid UTF-8 parts are ignored.
-  void prefetch(const std::vector<std::string>& texts) const;
+  // TokenizerDir::prefetch / encode.
+  Status prefetch(const std::vector<std::string>& texts) const { return dir_->prefetch(texts); }
+  Status encode(std::string_view text, std::vector<int32_t>* ids,
+                bool allow_invalid = false) const {
+    return dir_->encode(text, ids, allow_invalid);
+  }
 
  private:
   NeuralTokenizer() = default;
-
-  std::string dir_;
-  std::unique_ptr<NeuralSegmenter> segmenter_;
-  std::unique_ptr<tokenizer::PieceCodec> codec_;
+  std::unique_ptr<TokenizerDir> dir_;
 };
 
 }  // namespace morpheus::tools

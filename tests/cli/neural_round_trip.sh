@@ -2,7 +2,9 @@
 # neural_round_trip.sh MORPHEUS PREPARE_DIR CONFIG CHECK_FILE...
 # Prepares the tiny corpus, trains a tiny model for 2 steps, exports a tokenizer and checks:
 # decode(encode(f)) == f byte for byte for every CHECK_FILE (absent files are skipped), segment
-# and segment --text formats, embed .npy (header) + .vocab and .vec, neighbors -k.
+# and segment --text formats, embed .npy (header) + .vocab and .vec, neighbors -k; without model/
+# the exported words still encode (segmentation table) and decode works, a new word fails
+# clearly; a format-1 directory asks for a re-export.
 set -u
 m=$1 prep=$2 config=$3; shift 3
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -40,4 +42,15 @@ head -c 128 "$dir/e.npy" | grep -aq "'shape': (3, " || fail "npy shape"
 head -1 "$dir/e.vec" | grep -q '^3 [0-9]*$' || fail "vec header"
 "$m" neighbors --model "$dir/tok" --query evler -k 2 > "$dir/nb" || fail neighbors
 [ "$(wc -l < "$dir/nb")" = 2 ] || { cat "$dir/nb"; fail "neighbors count"; }
+# The table serves the exported words without the model; decode never needs it.
+cp -r "$dir/tok" "$dir/nomodel" && rm -r "$dir/nomodel/model"
+"$m" encode --model "$dir/nomodel" "$prep/corpus.txt" > "$dir/ids2" || fail "encode without model"
+"$m" decode --model "$dir/nomodel" "$dir/ids2" > "$dir/back2" || fail "decode without model"
+cmp "$prep/corpus.txt" "$dir/back2" || fail "round trip without model"
+printf 'zqxwvzqxw\n' | "$m" encode --model "$dir/nomodel" - > /dev/null 2> "$dir/err" \
+  && fail "a word outside the table needs the model"
+grep -q "model" "$dir/err" || { cat "$dir/err"; fail "missing model message"; }
+sed -i 's/"format_version": 2/"format_version": 1/' "$dir/nomodel/tokenizer.json"
+"$m" decode --model "$dir/nomodel" "$dir/ids2" > /dev/null 2> "$dir/err" && fail "format 1 accepted"
+grep -q "morpheus export" "$dir/err" || { cat "$dir/err"; fail "no re-export hint"; }
 echo ok

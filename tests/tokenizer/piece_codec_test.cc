@@ -220,5 +220,50 @@ TEST(PieceCodecTest, DevSentencesRoundTrip) {
   EXPECT_GT(n, 7000u);
 }
 
+PieceCodec whole_run_codec(std::vector<std::string> pieces, bool backoff) {
+  PieceCodecOptions options;
+  options.vocabulary_backoff = backoff;
+  return PieceCodec::create(
+             std::move(pieces),
+             [](std::string_view w) { return std::vector<std::string>{std::string(w)}; }, options)
+      .value();
+}
+
+TEST(PieceCodecTest, BackoffSplitsAnUnknownPieceIntoFewestVocabularyPieces) {
+  const PieceCodec codec = whole_run_codec({"k", "i", "t", "a", "p", "l", "r", "ı", "m", "z", "d",
+                                            "n", "kitap", "lar", "ımız", "dan", "kitaplar"},
+                                           true);
+  EXPECT_EQ(codec.segment_word("Kitaplarımızdan").value(),
+            (std::vector<std::string>{"Kitaplar", "ımız", "dan"}));
+  EXPECT_EQ(round_trip(codec, "Kitaplarımızdan KİTAPLAR"), "Kitaplarımızdan KİTAPLAR");
+}
+
+TEST(PieceCodecTest, BackoffTiesGoToTheLongestFirstPiece) {
+  const PieceCodec codec = whole_run_codec({"a", "b", "c", "ab", "bc"}, true);
+  EXPECT_EQ(codec.segment_word("abc").value(), (std::vector<std::string>{"ab", "c"}));
+}
+
+TEST(PieceCodecTest, BackoffUsesBytesOnlyForCharactersOutsideTheVocabulary) {
+  const PieceCodec codec = whole_run_codec({"ev", "ler"}, true);
+  EXPECT_EQ(codec.segment_word("evxler").value(), (std::vector<std::string>{"ev", "x", "ler"}));
+  const std::vector<int32_t> ids = codec.encode("evxler").value();
+  EXPECT_EQ(ids, (std::vector<int32_t>{codec.piece_id("ev"), 'x', codec.piece_id("ler")}));
+}
+
+TEST(PieceCodecTest, WithoutBackoffUnknownPiecesSplitIntoCharacters) {
+  const PieceCodec codec = whole_run_codec({"e", "v", "l", "r", "ev", "ler"}, false);
+  EXPECT_EQ(codec.segment_word("evler").value(),
+            (std::vector<std::string>{"e", "v", "l", "e", "r"}));
+}
+
+TEST(PieceCodecTest, BackoffRandomTextRoundTripsExactly) {
+  const PieceCodec codec = whole_run_codec({"ev", "ler", "de", "a", "i", "ı", "st", "an"}, true);
+  std::mt19937_64 rng(77);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string text = testing::random_text(rng);
+    ASSERT_EQ(round_trip(codec, text), text);
+  }
+}
+
 }  // namespace
 }  // namespace morpheus::tokenizer

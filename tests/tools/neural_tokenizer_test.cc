@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Tests of the Morpheus tokenizer (tools/neural_segmenter.h, tools/neural_tokenizer.h) on tiny
-// randomly initialised models: chunking, the LRU cache, export, the lossless round trip on
-// random text and on the UD dev sentences, self-test failures on swapped weights/vocabulary,
-// and embeddings.
+// randomly initialised models: chunking, the LRU cache, export (segmentation table, lazy model),
+// the lossless round trip on 100,000 random strings and on the UD dev sentences, self-test and
+// checksum failures on swapped weights/vocabulary, and embeddings.
 #include "tools/neural_tokenizer.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,7 @@
 #include "core/utf8.h"
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
+#include "tools/tokenizer_dir.h"
 #include "train/vocab.h"
 
 namespace morpheus::tools {
@@ -104,6 +106,19 @@ std::string export_tiny(const std::string& root, uint64_t seed, size_t vocab_siz
   return options.out;
 }
 
+const NeuralSegmenter& model_ok(const NeuralTokenizer& tok) {
+  StatusOr<const NeuralSegmenter*> seg = tok.segmenter();
+  EXPECT_TRUE(seg.ok()) << seg.status().to_string();
+  return **seg;
+}
+
+// Sets the checksum of `relative` in dir/tokenizer.json to the file's current checksum.
+void update_checksum(const std::string& dir, const std::string& relative) {
+  nlohmann::json config = nlohmann::json::parse(*read_file(path_join(dir, "tokenizer.json")));
+  config["files"][relative] = *file_checksum(path_join(dir, relative));
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump(2)).ok());
+}
+
 std::unique_ptr<NeuralTokenizer> load_ok(const std::string& dir) {
   StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(dir);
   EXPECT_TRUE(tok.ok()) << tok.status().to_string();
@@ -130,12 +145,13 @@ std::string* NeuralTokenizerTest::root_ = nullptr;
 std::string* NeuralTokenizerTest::tok_dir_ = nullptr;
 
 TEST_F(NeuralTokenizerTest, ExportWritesAVersionedDirectory) {
-  for (const char* f : {"tokenizer.json", "pieces.json", "char_vocab.json", "words.tsv",
-                        "model/model.pt", "model/config.json"}) {
+  for (const char* f : {"tokenizer.json", "pieces.json", "segments.bin", "char_vocab.json",
+                        "words.tsv", "model/model.pt", "model/config.json"}) {
     EXPECT_TRUE(file_exists(path_join(*tok_dir_, f))) << f;
   }
   const std::string config = *read_file(path_join(*tok_dir_, "tokenizer.json"));
-  EXPECT_NE(config.find("\"format_version\": 1"), std::string::npos);
+  EXPECT_NE(config.find("\"format_version\": 2"), std::string::npos);
+  EXPECT_NE(config.find("\"model_self_test\""), std::string::npos);
   EXPECT_NE(config.find("\"self_test\""), std::string::npos);
   std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
@@ -158,7 +174,7 @@ TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
   std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const std::string word = "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan";
-  const std::vector<std::string> pieces = tok->segmenter().segment(word);
+  const std::vector<std::string> pieces = model_ok(*tok).segment(word);
   std::string joined;
   std::vector<size_t> ends;
   for (const std::string& p : pieces) {
@@ -166,7 +182,7 @@ TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
     ends.push_back(utf8::length(joined));
   }
   EXPECT_EQ(joined, word);
-  const size_t chunk = static_cast<size_t>(tok->segmenter().max_chunk_chars());
+  const size_t chunk = static_cast<size_t>(model_ok(*tok).max_chunk_chars());
   for (size_t end = chunk; end < utf8::length(word); end += chunk) {
     EXPECT_NE(std::find(ends.begin(), ends.end(), end), ends.end())
         << "no cut at chunk end " << end;
@@ -196,38 +212,162 @@ TEST_F(NeuralTokenizerTest, BatchedSegmentationMatchesSingleWords) {
   ASSERT_NE(tok, nullptr);
   const std::vector<std::string> words = {"ev", "evlerimizden", "kitaplarımızdan", "göz",
                                           "şehirlerimizdekilerden"};
-  const auto batched = tok->segmenter().segment_many(words);
+  const auto batched = model_ok(*tok).segment_many(words);
   for (size_t i = 0; i < words.size(); ++i) {
     // Words far from the threshold must not depend on the batch they ran in.
-    if (tok->segmenter().decision_margin(words[i]) < 1e-3f) continue;
+    if (model_ok(*tok).decision_margin(words[i]) < 1e-3f) continue;
     StatusOr<std::unique_ptr<NeuralTokenizer>> fresh = NeuralTokenizer::load(*tok_dir_, false);
     ASSERT_TRUE(fresh.ok());
-    EXPECT_EQ((*fresh)->segmenter().segment(words[i]), batched[i]) << words[i];
+    EXPECT_EQ(model_ok(**fresh).segment(words[i]), batched[i]) << words[i];
   }
 }
 
-TEST_F(NeuralTokenizerTest, RoundTripOnRandomText) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
-  ASSERT_NE(tok, nullptr);
-  std::mt19937_64 rng(20261122);
-  constexpr size_t kStrings = 100000;
+// Cuts a run after every code point whose value is divisible by 3 (cheap, deterministic, and
+// mostly pieces outside the vocabulary: exercises the back-off).
+class HashSegmenter : public RunSegmenter {
+ public:
+  StatusOr<std::vector<std::vector<std::string>>> segment(
+      const std::vector<std::string>& runs) override {
+    std::vector<std::vector<std::string>> out;
+    for (const std::string& run : runs) {
+      std::vector<std::string> pieces(1);
+      for (char32_t c : *utf8::decode(run)) {
+        utf8::append(c, pieces.back());
+        if (c % 3 == 0) pieces.emplace_back();
+      }
+      if (pieces.back().empty()) pieces.pop_back();
+      out.push_back(std::move(pieces));
+    }
+    return out;
+  }
+};
+
+void expect_round_trips(const TokenizerDir& tok, size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   constexpr size_t kBlock = 5000;
   size_t checked = 0;
-  for (size_t b = 0; b < kStrings; b += kBlock) {
+  std::vector<int32_t> ids;
+  std::string back;
+  for (size_t b = 0; b < count; b += kBlock) {
     std::vector<std::string> texts;
-    for (size_t i = 0; i < kBlock; ++i) texts.push_back(testing::random_text(rng));
-    tok->prefetch(texts);
+    for (size_t i = 0; i < std::min(kBlock, count - b); ++i) {
+      texts.push_back(testing::random_text(rng));
+    }
+    ASSERT_TRUE(tok.prefetch(texts).ok());
     for (const std::string& text : texts) {
-      StatusOr<std::vector<int32_t>> ids = tok->codec().encode(text);
-      ASSERT_TRUE(ids.ok()) << ids.status().to_string();
-      StatusOr<std::string> back = tok->codec().decode(*ids);
-      ASSERT_TRUE(back.ok()) << back.status().to_string();
-      ASSERT_EQ(*back, text);
+      ids.clear();
+      const Status s = tok.encode(text, &ids, false);
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      back.clear();
+      ASSERT_TRUE(tok.codec().decode(ids, &back).ok());
+      ASSERT_EQ(back, text);
       ++checked;
     }
   }
-  EXPECT_EQ(checked, kStrings);
-  EXPECT_GT(tok->segmenter().model_chunks(), 1000u);  // the model really segmented the runs
+  EXPECT_EQ(checked, count);
+}
+
+TEST_F(NeuralTokenizerTest, RoundTripOn100000RandomStrings) {
+  // The exported table and vocabulary; runs outside the table go to a cheap stand-in segmenter
+  // (losslessness does not depend on where the model cuts; the model path is tested below).
+  int created = 0;
+  StatusOr<std::unique_ptr<TokenizerDir>> tok =
+      TokenizerDir::load(*tok_dir_, true, [&created](const TokenizerDir&) {
+        ++created;
+        return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<HashSegmenter>());
+      });
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  expect_round_trips(**tok, 100000, 20261122);
+  EXPECT_EQ(created, 1);
+  EXPECT_GT((*tok)->model_runs(), 10000u);  // the stand-in really segmented the misses
+  EXPECT_GT((*tok)->table_hits(), 0u);      // and the table answered the exported runs
+}
+
+TEST_F(NeuralTokenizerTest, RoundTripOnRandomStringsThroughTheModel) {
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  expect_round_trips(tok->tokenizer(), 3000, 11);
+  EXPECT_GT(model_ok(*tok).model_chunks(), 1000u);  // the model really segmented the runs
+}
+
+TEST_F(NeuralTokenizerTest, ExportedRunsNeedNoModel) {
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  std::vector<int32_t> ids;
+  const std::string text = "Kitaplarımızdan EVLER, okulda: 3,5 çocuk!";
+  ASSERT_TRUE(tok->prefetch({text}).ok());
+  ASSERT_TRUE(tok->encode(text, &ids).ok());
+  EXPECT_EQ(*tok->codec().decode(ids), text);
+  EXPECT_FALSE(tok->tokenizer().model_created());
+  EXPECT_EQ(tok->tokenizer().model_runs(), 0u);
+  ASSERT_TRUE(tok->encode("zzqxw", &ids).ok());  // not in the table: loads the model
+  EXPECT_TRUE(tok->tokenizer().model_created());
+  EXPECT_EQ(tok->tokenizer().model_runs(), 1u);
+}
+
+TEST_F(NeuralTokenizerTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  const SegmentTable& table = tok->tokenizer().table();
+  ASSERT_GT(table.size(), 100u);
+  std::vector<std::string> runs;
+  std::vector<std::vector<std::string>> stored;
+  for (size_t i = 0; i < table.size(); ++i) {
+    std::string run;
+    std::vector<std::string> pieces;
+    std::string_view record = table.record(i);
+    for (size_t b = 0; b <= record.size();) {
+      size_t e = record.find(' ', b);
+      if (e == std::string_view::npos) e = record.size();
+      pieces.emplace_back(record.substr(b, e - b));
+      run += pieces.back();
+      b = e + 1;
+    }
+    runs.push_back(run);
+    stored.push_back(pieces);
+  }
+  const auto fresh = model_ok(*tok).segment_many(runs);
+  size_t same = 0;
+  for (size_t i = 0; i < runs.size(); ++i) same += fresh[i] == stored[i] ? 1 : 0;
+  // Batching can flip gaps within float noise of the threshold; nearly all must agree.
+  EXPECT_GE(same * 100, runs.size() * 99) << same << " of " << runs.size();
+}
+
+TEST_F(NeuralTokenizerTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
+  // A vocabulary too small for the model's pieces: they split into vocabulary pieces inside
+  // the model's piece (never across its boundaries), not into single characters.
+  const std::string dir = export_tiny(testing::make_temp_dir("neural_small_vocab"), 7, 259 + 60);
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(dir);
+  ASSERT_NE(tok, nullptr);
+  const SegmentTable& table = tok->tokenizer().table();
+  size_t backed_off = 0;  // multi-character pieces inside model pieces outside the vocabulary
+  for (size_t i = 0; i < table.size(); ++i) {
+    std::vector<std::string> model;
+    std::string run;
+    const std::string_view record = table.record(i);
+    for (size_t b = 0; b <= record.size();) {
+      size_t e = record.find(' ', b);
+      if (e == std::string_view::npos) e = record.size();
+      model.emplace_back(record.substr(b, e - b));
+      run += model.back();
+      b = e + 1;
+    }
+    const std::vector<std::string> pieces = *tok->codec().segment_word(run);
+    size_t k = 0;
+    for (const std::string& m : model) {
+      // The codec's pieces tile each model piece exactly.
+      std::string inside;
+      while (inside.size() < m.size() && k < pieces.size()) {
+        EXPECT_GE(tok->codec().piece_id(pieces[k]), 0) << pieces[k];
+        if (tok->codec().piece_id(m) < 0 && utf8::length(pieces[k]) > 1) ++backed_off;
+        inside += pieces[k++];
+      }
+      ASSERT_EQ(inside, m) << run;
+    }
+    EXPECT_EQ(k, pieces.size()) << run;
+  }
+  EXPECT_FALSE(tok->tokenizer().model_created());
+  EXPECT_GT(backed_off, 0u);
 }
 
 TEST_F(NeuralTokenizerTest, RoundTripOnEveryDevSentence) {
@@ -242,11 +382,12 @@ TEST_F(NeuralTokenizerTest, RoundTripOnEveryDevSentence) {
   while (reader.next(&line)) lines.push_back(line);
   ASSERT_TRUE(reader.status().ok());
   ASSERT_GT(lines.size(), 100u);
-  tok->prefetch(lines);
+  ASSERT_TRUE(tok->prefetch(lines).ok());
   for (size_t i = 0; i < lines.size(); ++i) {
-    StatusOr<std::vector<int32_t>> ids = tok->codec().encode(lines[i]);
-    ASSERT_TRUE(ids.ok()) << "line " << i + 1 << ": " << ids.status().to_string();
-    StatusOr<std::string> back = tok->codec().decode(*ids);
+    std::vector<int32_t> ids;
+    const Status s = tok->encode(lines[i], &ids);
+    ASSERT_TRUE(s.ok()) << "line " << i + 1 << ": " << s.to_string();
+    StatusOr<std::string> back = tok->codec().decode(ids);
     ASSERT_TRUE(back.ok());
     ASSERT_EQ(*back, lines[i]) << "line " << i + 1;
   }
@@ -265,21 +406,38 @@ TEST_F(NeuralTokenizerTest, InvalidUtf8IsAnErrorWithOffsetOrByteTokens) {
   EXPECT_EQ(*tok->codec().decode(ids), bad);
 }
 
-TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheSelfTest) {
+TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
   const std::string other = export_tiny(*root_, 8);
   const std::string victim = path_join(*root_, "swapped_weights");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
   fs::copy_file(path_join(other, "model/model.pt"), path_join(victim, "model/model.pt"),
                 fs::copy_options::overwrite_existing);
-  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
-  ASSERT_FALSE(tok.ok());
-  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
-  EXPECT_NE(tok.status().message().find("self-test"), std::string::npos)
-      << tok.status().to_string();
+  {
+    // The table still serves exported runs; the model fails when first needed.
+    std::unique_ptr<NeuralTokenizer> tok = load_ok(victim);
+    ASSERT_NE(tok, nullptr);
+    const StatusOr<const NeuralSegmenter*> seg = tok->segmenter();
+    ASSERT_FALSE(seg.ok());
+    EXPECT_EQ(seg.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(seg.status().message().find("model.pt"), std::string::npos)
+        << seg.status().to_string();
+    std::vector<int32_t> ids;
+    EXPECT_EQ(tok->encode("zzqxw", &ids).code(), StatusCode::kDataLoss);
+  }
+  // With a matching checksum (e.g. edited by hand), the model self-test catches the weights.
+  update_checksum(victim, "model/model.pt");
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(victim);
+  ASSERT_NE(tok, nullptr);
+  const StatusOr<const NeuralSegmenter*> seg = tok->segmenter();
+  ASSERT_FALSE(seg.ok());
+  EXPECT_EQ(seg.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(seg.status().message().find("model self-test"), std::string::npos)
+      << seg.status().to_string();
 }
 
 TEST_F(NeuralTokenizerTest, SwappedVocabularyFailsToLoad) {
-  // pieces.json of another export: caught by the size check or by the self-test.
+  // pieces.json of another export: caught by the checksum, and with a matching checksum by the
+  // size check or the table self-test.
   const std::string other = export_tiny(*root_, 9);
   const std::string victim = path_join(*root_, "swapped_vocab");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
@@ -288,12 +446,29 @@ TEST_F(NeuralTokenizerTest, SwappedVocabularyFailsToLoad) {
   StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
+  EXPECT_NE(tok.status().message().find("checksum"), std::string::npos);
+  update_checksum(victim, "pieces.json");
+  tok = NeuralTokenizer::load(victim);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
+}
+
+TEST_F(NeuralTokenizerTest, SwappedTableFailsTheChecksum) {
+  const std::string other = export_tiny(*root_, 10);
+  const std::string victim = path_join(*root_, "swapped_table");
+  fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
+  fs::copy_file(path_join(other, "segments.bin"), path_join(victim, "segments.bin"),
+                fs::copy_options::overwrite_existing);
+  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
+  EXPECT_NE(tok.status().message().find("segments.bin"), std::string::npos);
 }
 
 TEST_F(NeuralTokenizerTest, EmbeddingsHaveOneFiniteRowPerWord) {
   std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
-  const torch::Tensor e = tok->segmenter().embed(
+  const torch::Tensor e = model_ok(*tok).embed(
       {"Evler", "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan", "", "göz"});
   ASSERT_EQ(e.size(0), 4);
   EXPECT_EQ(e.size(1), 32);

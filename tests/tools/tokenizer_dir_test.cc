@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Tests of the torch-free tokenizer directory (tools/tokenizer_dir.h): the segmentation table
+// file, checksums, the format version, and the lazily created model segmenter (a fake here).
+#include "tools/tokenizer_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/file_util.h"
+#include "tests/support/test_support.h"
+
+namespace morpheus::tools {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::pair<std::string, std::vector<std::string>>> table_entries() {
+  return {{"kitaplarımızdan", {"kitap", "lar", "ımız", "dan"}},
+          {"kitap", {"kitap"}},
+          {"evlerde", {"ev", "ler", "de"}},
+          {"çocuk", {"çocuk"}}};
+}
+
+// Splits a run in pieces of two code points, counting its calls.
+class PairSegmenter : public RunSegmenter {
+ public:
+  explicit PairSegmenter(int* calls) : calls_(calls) {}
+  StatusOr<std::vector<std::vector<std::string>>> segment(
+      const std::vector<std::string>& runs) override {
+    ++*calls_;
+    std::vector<std::vector<std::string>> out;
+    for (const std::string& run : runs) {
+      std::vector<std::string> pieces;
+      size_t pos = 0;
+      while (pos < run.size()) {
+        size_t end = pos;
+        for (int k = 0; k < 2 && end < run.size(); ++k) end += utf8_len(run, end);
+        pieces.push_back(run.substr(pos, end - pos));
+        pos = end;
+      }
+      out.push_back(std::move(pieces));
+    }
+    return out;
+  }
+
+ private:
+  static size_t utf8_len(const std::string& s, size_t pos) {
+    const unsigned char c = static_cast<unsigned char>(s[pos]);
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+  }
+  int* calls_;
+};
+
+// Writes a format-2 tokenizer directory (no model) and returns it.
+std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion) {
+  const std::string dir = testing::make_temp_dir(tag);
+  const std::vector<std::string> pieces = {"kitap", "lar", "ımız", "dan", "ev", "ler", "de",
+                                           "ç",     "o",   "c",    "u",   "k",  " "};
+  EXPECT_TRUE(
+      write_file_atomic(path_join(dir, "pieces.json"), json{{"pieces", pieces}}.dump()).ok());
+  EXPECT_TRUE(
+      write_file_atomic(path_join(dir, kSegmentTableFile), SegmentTable::serialize(table_entries()))
+          .ok());
+  json files = json::object();
+  for (const char* f : {"pieces.json", kSegmentTableFile}) {
+    files[f] = file_checksum(path_join(dir, f)).value();
+  }
+  const json config = {
+      {"format_version", version},
+      {"kind", kTokenizerKind},
+      {"vocab_size", 259 + pieces.size()},
+      {"files", files},
+      {"self_test", json::array({json{{"text", "Kitap"}, {"ids", json::array({256, 259})}}})}};
+  EXPECT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+  return dir;
+}
+
+TEST(SegmentTableTest, SerializedTableLooksUpEveryRun) {
+  const StatusOr<SegmentTable> table =
+      SegmentTable::parse(SegmentTable::serialize(table_entries()), "t.bin");
+  ASSERT_TRUE(table.ok()) << table.status().to_string();
+  EXPECT_EQ(table->size(), 4u);
+  for (const auto& [run, pieces] : table_entries()) {
+    std::vector<std::string> got;
+    ASSERT_TRUE(table->lookup(run, &got)) << run;
+    EXPECT_EQ(got, pieces);
+  }
+}
+
+TEST(SegmentTableTest, PrefixesAndOtherRunsMiss) {
+  const SegmentTable table =
+      SegmentTable::parse(SegmentTable::serialize(table_entries()), "t.bin").value();
+  std::vector<std::string> got;
+  for (const char* run : {"kita", "kitapl", "kitaplar", "", "zzz", "evlerd", "a"}) {
+    EXPECT_FALSE(table.lookup(run, &got)) << run;
+  }
+}
+
+TEST(SegmentTableTest, DamagedImagesAreDataLoss) {
+  const std::string image = SegmentTable::serialize(table_entries());
+  for (const std::string& bad : {image.substr(0, image.size() - 1),
+                                 std::string("XSEGTAB1") + image.substr(8), image.substr(0, 10)}) {
+    const StatusOr<SegmentTable> t = SegmentTable::parse(bad, "t.bin");
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(t.status().message().find("t.bin"), std::string::npos);
+  }
+}
+
+TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
+  int calls = 0;
+  int created = 0;
+  const auto tok = TokenizerDir::load(write_dir("tokdir_table"), true, [&](const TokenizerDir&) {
+    ++created;
+    return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
+  });
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->prefetch({"Kitaplarımızdan evlerde"}).ok());
+  ASSERT_TRUE((*tok)->encode("Kitaplarımızdan evlerde", &ids, false).ok());
+  EXPECT_EQ(created, 0);
+  EXPECT_FALSE((*tok)->model_created());
+  EXPECT_EQ((*tok)->codec().decode(ids).value(), "Kitaplarımızdan evlerde");
+  EXPECT_EQ((*tok)->segment_word("Kitaplarımızdan").value(),
+            (std::vector<std::string>{"Kitap", "lar", "ımız", "dan"}));
+}
+
+TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
+  int calls = 0;
+  int created = 0;
+  const auto tok = TokenizerDir::load(write_dir("tokdir_miss"), true, [&](const TokenizerDir&) {
+    ++created;
+    return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
+  });
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE((*tok)->prefetch({"evlerimiz kitap", "okulda evlerimiz"}).ok());
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ((*tok)->model_runs(), 2u);  // evlerimiz, okulda
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode("Okulda evlerimiz", &ids, false).ok());
+  EXPECT_EQ(calls, 1);  // answered from the prefetch
+  EXPECT_EQ((*tok)->codec().decode(ids).value(), "Okulda evlerimiz");
+  ASSERT_TRUE((*tok)->encode("yeni", &ids, false).ok());  // not prefetched: one more call
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(created, 1);
+}
+
+TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
+  const auto tok = TokenizerDir::load(write_dir("tokdir_err"), true, [](const TokenizerDir&) {
+    return StatusOr<std::unique_ptr<RunSegmenter>>(data_loss("model/model.pt is damaged"));
+  });
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  std::vector<int32_t> ids;
+  EXPECT_TRUE((*tok)->encode("kitap", &ids, false).ok());
+  const Status s = (*tok)->encode("okul", &ids, false);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_NE(s.message().find("model.pt"), std::string::npos);
+  EXPECT_EQ((*tok)->prefetch({"başka"}).code(), StatusCode::kDataLoss);
+}
+
+TEST(TokenizerDirTest, OldFormatVersionAsksForAReExport) {
+  const auto tok = TokenizerDir::load(write_dir("tokdir_v1", 1), true, nullptr);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(tok.status().message().find("format_version 1"), std::string::npos);
+  EXPECT_NE(tok.status().hint().find("morpheus export"), std::string::npos);
+}
+
+TEST(TokenizerDirTest, SwappedTableFailsTheChecksum) {
+  const std::string dir = write_dir("tokdir_swap");
+  auto entries = table_entries();
+  entries[0].second = {"kitaplar", "ımızdan"};
+  ASSERT_TRUE(
+      write_file_atomic(path_join(dir, kSegmentTableFile), SegmentTable::serialize(entries)).ok());
+  const auto tok = TokenizerDir::load(dir, true, nullptr);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(tok.status().message().find(kSegmentTableFile), std::string::npos);
+}
+
+TEST(TokenizerDirTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
+  // pieces.json reordered and its checksum updated: only the self-test can notice.
+  const std::string dir = write_dir("tokdir_selftest");
+  const std::vector<std::string> pieces = {"lar", "kitap", "ımız", "dan", "ev", "ler", "de",
+                                           "ç",   "o",     "c",    "u",   "k",  " "};
+  ASSERT_TRUE(
+      write_file_atomic(path_join(dir, "pieces.json"), json{{"pieces", pieces}}.dump()).ok());
+  json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
+  config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+  const auto tok = TokenizerDir::load(dir, true, nullptr);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(tok.status().message().find("self-test"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace morpheus::tools

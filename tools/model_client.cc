@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// Model server client (socket pair + posix_spawn) and the server loop.
+#include "tools/model_client.h"
+
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace morpheus::tools {
+namespace {
+
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+// Reads one line (without '\n') from `in`; false at EOF or error.
+bool read_line(std::FILE* in, std::string* line) {
+  line->clear();
+  int c;
+  while ((c = std::fgetc(in)) != EOF) {
+    if (c == '\n') return true;
+    line->push_back(static_cast<char>(c));
+  }
+  return !line->empty();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = s.find(sep, begin);
+    out.push_back(s.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) return out;
+    begin = end + 1;
+  }
+}
+
+class ServerSegmenter : public RunSegmenter {
+ public:
+  ServerSegmenter(pid_t pid, int fd, std::FILE* in) : pid_(pid), fd_(fd), in_(in) {}
+  ~ServerSegmenter() override {
+    ::shutdown(fd_, SHUT_RDWR);
+    std::fclose(in_);
+    ::close(fd_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+
+  StatusOr<std::vector<std::vector<std::string>>> segment(
+      const std::vector<std::string>& runs) override {
+    std::string request = std::to_string(runs.size()) + "\n";
+    for (const std::string& r : runs) request += r + "\n";
+    MORPHEUS_RETURN_IF_ERROR(send_all(request));
+    std::vector<std::vector<std::string>> out;
+    out.reserve(runs.size());
+    std::string line;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!read_line(in_, &line)) return ended();
+      std::vector<std::string> pieces;
+      for (std::string& p : split(line, ' ')) {
+        if (!p.empty()) pieces.push_back(std::move(p));
+      }
+      out.push_back(std::move(pieces));
+    }
+    return out;
+  }
+
+  // Reads the READY/ERROR greeting.
+  Status greeting() {
+    std::string line;
+    if (!read_line(in_, &line)) return ended();
+    if (line == "READY") return ok_status();
+    const std::vector<std::string> f = split(line, '\t');
+    if (f.size() == 4 && f[0] == "ERROR") {
+      int code = static_cast<int>(StatusCode::kInternal);
+      std::from_chars(f[1].data(), f[1].data() + f[1].size(), code);
+      return Status(static_cast<StatusCode>(code), f[2], f[3]);
+    }
+    return internal_error("unexpected greeting from the model server: \"" + line + "\"");
+  }
+
+ private:
+  Status ended() const {
+    return internal_error("the model server (morpheus-torch model-server) ended unexpectedly",
+                          "see its message above");
+  }
+  Status send_all(const std::string& data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return ended();
+      done += static_cast<size_t>(n);
+    }
+    return ok_status();
+  }
+
+  pid_t pid_;
+  int fd_;
+  std::FILE* in_;
+};
+
+}  // namespace
+
+RunSegmenterFactory model_server_factory(const std::string& binary, size_t cache) {
+  return [binary, cache](const TokenizerDir& dir) -> StatusOr<std::unique_ptr<RunSegmenter>> {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      return io_error(std::string("socketpair: ") + std::strerror(errno));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
+    const std::string cache_text = std::to_string(cache);
+    std::vector<std::string> args = {binary,    "model-server", "--model",
+                                     dir.dir(), "--cache",      cache_text};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(sv[1]);
+    if (rc != 0) {
+      ::close(sv[0]);
+      return io_error("cannot start the model server " + binary + ": " + std::strerror(rc),
+                      "morpheus-torch must sit next to morpheus (it is built with it)");
+    }
+    std::FILE* in = ::fdopen(::dup(sv[0]), "r");
+    if (in == nullptr) {
+      ::close(sv[0]);
+      return io_error(std::string("fdopen: ") + std::strerror(errno));
+    }
+    auto server = std::make_unique<ServerSegmenter>(pid, sv[0], in);
+    MORPHEUS_RETURN_IF_ERROR(server->greeting());
+    return std::unique_ptr<RunSegmenter>(std::move(server));
+  };
+}
+
+Status serve_model(const std::function<StatusOr<RunSegmenter*>()>& load) {
+  StatusOr<RunSegmenter*> model = load();
+  if (!model.ok()) {
+    const std::string line = "ERROR\t" + std::to_string(static_cast<int>(model.status().code())) +
+                             "\t" + one_line(model.status().message()) + "\t" +
+                             one_line(model.status().hint()) + "\n";
+    std::fputs(line.c_str(), stdout);
+    std::fflush(stdout);
+    return model.status();
+  }
+  std::fputs("READY\n", stdout);
+  std::fflush(stdout);
+  std::string line;
+  std::vector<std::string> runs;
+  std::string reply;
+  while (read_line(stdin, &line)) {
+    size_t n = 0;
+    const auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), n);
+    if (ec != std::errc() || p != line.data() + line.size()) {
+      return invalid_argument("model-server: expected a run count, got \"" + line + "\"");
+    }
+    runs.assign(n, std::string());
+    for (size_t i = 0; i < n; ++i) {
+      if (!read_line(stdin, &runs[i])) return invalid_argument("model-server: request cut short");
+    }
+    MORPHEUS_ASSIGN_OR_RETURN(auto pieces, (*model)->segment(runs));
+    reply.clear();
+    for (const std::vector<std::string>& ps : pieces) {
+      for (size_t k = 0; k < ps.size(); ++k) {
+        if (k > 0) reply += ' ';
+        reply += ps[k];
+      }
+      reply += '\n';
+    }
+    std::fwrite(reply.data(), 1, reply.size(), stdout);
+    std::fflush(stdout);
+  }
+  return ok_status();
+}
+
+}  // namespace morpheus::tools

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment` run here
+// (letter runs outside the segmentation table go to `morpheus-torch model-server`, started only
+// when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tools/cli.h"
+#include "tools/cmd_tokenize.h"
+#include "tools/model_client.h"
+
+namespace {
+
+// morpheus-torch next to this executable.
+std::string torch_binary() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("morpheus");
+  const size_t slash = self.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) +
+         "/morpheus-torch";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string torch = torch_binary();
+  const std::string command = argc >= 2 ? argv[1] : "";
+  if (command == "encode" || command == "decode" || command == "segment") {
+    CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
+                 "morpheus"};
+    app.require_subcommand(1);
+    app.fallthrough();
+    morpheus::tools::add_global_flags(app);
+    morpheus::tools::CommandRegistry registry;
+    morpheus::tools::register_tokenize_commands(app, registry, [torch](size_t cache) {
+      return morpheus::tools::model_server_factory(torch, cache);
+    });
+    return registry.run(app, argc, argv);
+  }
+  argv[0] = const_cast<char*>(torch.c_str());
+  ::execv(torch.c_str(), argv);
+  std::fprintf(stderr, "error: cannot run %s: %s\nhint: morpheus-torch is built next to morpheus\n",
+               torch.c_str(), std::strerror(errno));
+  return 1;
+}
