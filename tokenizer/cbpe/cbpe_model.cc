@@ -258,6 +258,22 @@ StatusOr<CbpeModel> CbpeModel::load(const std::string& dir) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(
       BpeModel bpe, BpeModel::load(path_join(dir, "vocab.json"), path_join(dir, "merges.txt")));
+  // The counts cbpe.json records catch a truncated or emptied vocab.json / merges.txt.
+  struct RecordedCount {
+    const char* key;
+    const char* file;
+    size_t have;
+  };
+  const RecordedCount counts[] = {{"merges", "merges.txt", bpe.merges().size()},
+                                  {"vocab_size", "vocab.json", bpe.tokens().size()}};
+  for (const auto& [key, file, have] : counts) {
+    const nlohmann::json& want = meta.contains(key) ? meta[key] : nlohmann::json();
+    if (want.is_number_unsigned() && want.get<uint64_t>() != have) {
+      return data_loss(path_join(dir, file) + ": holds " + std::to_string(have) + " " + key +
+                           " entries but cbpe.json records " + want.dump() + " (truncated?)",
+                       "the model directory is corrupt; retrain or restore it");
+    }
+  }
   std::shared_ptr<const Segmenter> boundaries;
   if (config.boundaries == "file") {
     MORPHEUS_ASSIGN_OR_RETURN(
