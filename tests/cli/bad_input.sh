@@ -259,7 +259,7 @@ case "$fault" in
   nul|crlf) names=("$(basename "$in")" @line2) ;;
   empty) names=("$(basename "$in")") ;;
   missing|directory|unreadable) names=("$(basename "$in")") ;;
-  out_no_dir|out_parent_file) names=("result.txt") ;;
+  out_no_dir|out_parent_file) names=("$(basename "$out")") ;;
   cfg_unknown_key) names=("no_such_key") ;;
   cfg_wrong_type|cfg_invalid_utf8) names=("config.json") ;;
   cfg_malformed) names=("config.json") ;;
