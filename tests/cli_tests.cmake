@@ -217,6 +217,9 @@ if(MORPHEUS_WITH_TORCH)
   foreach(command encode segment embed decode)
     morpheus_bad_input(${M} torch bad_input_torch ${command} ${TEXT_FAULTS})
   endforeach()
+  foreach(command encode segment decode)
+    morpheus_bad_input(${M} torch bad_input_torch ${command} long_line)
+  endforeach()
   foreach(command encode decode)
     morpheus_bad_input(${M} torch bad_input_torch ${command} ${MODEL_FAULTS})
   endforeach()
@@ -224,4 +227,11 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_bad_input(${M} torch bad_input_torch train ${CONFIG_FAULTS} data_missing_cache
     data_truncated_cache data_bitflip_cache)
   morpheus_bad_input(${M} torch bad_input_torch export ckpt_missing ckpt_truncated ckpt_bitflip)
+endif()
+
+# kill -9 during prepare, train and export, then rerun (tests/cli/kill9.sh; about 2 minutes).
+if(MORPHEUS_WITH_TORCH)
+  add_test(NAME cli.kill9_resume COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/kill9.sh
+    $<TARGET_FILE:morpheus> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.kill9_resume PROPERTIES LABELS "e2e;slow;torch" TIMEOUT 900)
 endif()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kill9.sh MORPHEUS PREPARE_DIR CONFIG [DELAYS...]
 # SIGKILLs `morpheus prepare`, `morpheus train` and `morpheus export` at several points (default
-# delays 0.05 0.3 1 3 s after the start), reruns each stage, and checks the rerun succeeds and
+# delays 0.05 1 3 6 s after the start), reruns each stage, and checks the rerun succeeds and
 #   * prepare: its outputs equal those of an uninterrupted run byte for byte (caches, vocabs,
 #     words, roots, teacher);
 #   * train --resume: finishes, final/ loads (export from it works), and no checkpoint named in
@@ -13,7 +13,7 @@
 # killed mid-way). Label: slow (about a minute).
 set -u
 m=$1 prep=$2 config=$3; shift 3
-delays=("$@"); [ ${#delays[@]} -gt 0 ] || delays=(0.05 0.3 1 3)
+delays=("$@"); [ ${#delays[@]} -gt 0 ] || delays=(0.05 1 3 6)
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 for _ in $(seq 3000); do cat "$prep/corpus.txt"; done > "$dir/corpus.txt"
