@@ -45,7 +45,7 @@ peak() {  # peak CMD...: runs CMD, prints its peak RSS in MB
   echo $(( $(cat "$work/rss") / 1024 ))
 }
 printf '%-28s' "command \\ input MB"; for s in "${sizes[@]}"; do printf '%10s' "$s"; done
-printf '%14s\n' "ratio last/first"
+printf '  %s\n' "ratio last/first"
 declare -A rss
 for s in "${sizes[@]}"; do
   gen "$s" "$work/c$s.txt"
