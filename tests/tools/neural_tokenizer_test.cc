@@ -269,8 +269,10 @@ TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheSelfTest) {
   const std::string other = export_tiny(*root_, 8);
   const std::string victim = path_join(*root_, "swapped_weights");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
-  fs::copy_file(path_join(other, "model/model.pt"), path_join(victim, "model/model.pt"),
-                fs::copy_options::overwrite_existing);
+  // With its meta.json (model.pt checksum), so that the self-test, not the checksum, catches it.
+  for (const char* f : {"model/model.pt", "model/meta.json"}) {
+    fs::copy_file(path_join(other, f), path_join(victim, f), fs::copy_options::overwrite_existing);
+  }
   StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
