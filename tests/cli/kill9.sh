@@ -64,7 +64,8 @@ for d in "${delays[@]}"; do
   # ---- train (killed, then --resume)
   run=$dir/run_$d
   r=$(run_killed "$d" "$m" -q train --data "$dir/data_ref" "${train_args[@]}" --out "$run")
-  resume=(); [ -d "$run" ] && resume=(--resume)
+  # --resume needs a checkpoint (without one it is a clear error: "start without --resume").
+  resume=(); [ -f "$run/checkpoints/latest" ] && resume=(--resume)
   "$m" -q train --data "$dir/data_ref" "${train_args[@]}" --out "$run" "${resume[@]}" \
     > "$dir/train.log" 2>&1 || { cat "$dir/train.log"; fail "train rerun after kill at ${d}s ($r)"; }
   [ -f "$run/final/config.json" ] || fail "train after kill at ${d}s: no final/config.json"
