@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/file_util.h"
 #include "core/json_config.h"
@@ -25,6 +28,16 @@ std::string utc_now() {
   gmtime_r(&now, &tm);
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// FNV-1a 64 of model.pt, kept in meta.json so that a bit-flipped or truncated archive is a clear
+// DATA_LOSS instead of silently wrong weights (torch does not check archive CRCs).
+std::string archive_checksum(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
 }
 
@@ -72,6 +85,9 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
                          {"project_version", "0.1.0"},
                          {"created", utc_now()},
                          {"parameters", counts}};
+  StatusOr<std::string> archive_bytes = read_file((tmp / "model.pt").string());
+  if (!archive_bytes.ok()) return fail(archive_bytes.status());
+  meta["model_pt_fnv1a64"] = archive_checksum(*archive_bytes);
   s = write_file_atomic((tmp / "meta.json").string(), meta.dump(2) + "\n");
   if (!s.ok()) return fail(s);
   // Swap into place: old -> .old, tmp -> dir, drop .old.
@@ -119,9 +135,16 @@ StatusOr<LoadedMeta> read_meta(const std::string& dir) {
 Status read_archive(const std::string& dir, torch::nn::Module& module) {
   const std::string path = path_join(dir, "model.pt");
   MORPHEUS_RETURN_IF_ERROR(check_readable_file(path));
+  MORPHEUS_ASSIGN_OR_RETURN(std::string bytes, read_file(path));
+  StatusOr<nlohmann::json> meta = load_json_file(path_join(dir, "meta.json"));
+  if (meta.ok() && meta->is_object() && meta->contains("model_pt_fnv1a64") &&
+      (*meta)["model_pt_fnv1a64"] != archive_checksum(bytes)) {
+    return data_loss(path + ": checksum mismatch with meta.json (the weights file is corrupt)",
+                     "restore the checkpoint or re-export it");
+  }
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path);
+    archive.load_from(bytes.data(), bytes.size());
     module.load(archive);
   } catch (const c10::Error& e) {
     return data_loss(path + ": cannot load weights: " + e.what_without_backtrace(),

@@ -119,7 +119,7 @@ if(MORPHEUS_WITH_TORCH)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   morpheus_cli_test(eval_unknown_config_key 1 --stderr-has "unknown config key 'gold.bogus'"
     -- ${M} eval --config ${TDATA}/eval/tiny_eval.json --out ${EVAL_OUT}_bad --set gold.bogus=1)
-  morpheus_cli_test(eval_missing_config 2 -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
+  morpheus_cli_test(eval_missing_config 1 --stderr-has no_such.json -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
   morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
 endif()
 
@@ -161,4 +161,82 @@ if(MORPHEUS_WITH_TORCH)
     -- ${MF} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
   morpheus_cli_test(front_help_lists_every_command 0 --stdout-has pretokenize -- ${MF} --help)
   morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
+endif()
+
+# Bad-input suite (issue #11, tests/cli/bad_input.sh): every command × every fault, generated into
+# a temp dir at test time. Torch-free commands run through `morpheus_nt` (the torch-free
+# subcommands of `morpheus`, tests/cli/morpheus_nt_main.cc) so they run in the ASan job too.
+# Labels: bad_input + fast (torch-free), bad_input + torch, bad_input + slow (the 50 MB line).
+add_executable(morpheus_nt cli/morpheus_nt_main.cc ${PROJECT_SOURCE_DIR}/tools/cmd_text.cc
+  ${PROJECT_SOURCE_DIR}/tools/cmd_hybrid.cc ${PROJECT_SOURCE_DIR}/tools/cmd_cbpe.cc
+  ${PROJECT_SOURCE_DIR}/tools/cmd_eval.cc ${PROJECT_SOURCE_DIR}/tools/cmd_prepare.cc)
+morpheus_target_defaults(morpheus_nt)
+target_link_libraries(morpheus_nt PRIVATE morpheus_cli morpheus_data morpheus_eval morpheus_hybrid
+  morpheus_tokenizer morpheus_core)
+
+set(BAD_INPUT ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_input.sh)
+set(BAD_FIX ${CMAKE_CURRENT_BINARY_DIR}/bad_input_fixtures)
+set(TEXT_FAULTS empty no_newline crlf nul trunc_utf8 overlong surrogate stray_cont missing directory
+  unreadable out_no_dir out_parent_file)
+set(MODEL_FAULTS model_missing_file model_truncated model_bitflip model_empty_file model_not_dir)
+set(CONFIG_FAULTS cfg_unknown_key cfg_wrong_type cfg_malformed cfg_missing cfg_directory
+  cfg_invalid_utf8)
+# morpheus_bad_input(BINARY LABEL FIXTURE COMMAND FAULT...)
+function(morpheus_bad_input binary label fixture command)
+  foreach(fault ${ARGN})
+    set(name bad_input.${command}.${fault})
+    add_test(NAME ${name} COMMAND ${BAD_INPUT} run ${binary} ${BAD_FIX} ${TDATA} ${command} ${fault})
+    if(fault STREQUAL "long_line")
+      set_tests_properties(${name} PROPERTIES LABELS "bad_input;slow" SKIP_RETURN_CODE 77)
+    else()
+      set_tests_properties(${name} PROPERTIES LABELS "bad_input;${label}" SKIP_RETURN_CODE 77)
+    endif()
+    if(fixture)
+      set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
+    endif()
+  endforeach()
+endfunction()
+
+set(NT $<TARGET_FILE:morpheus_nt>)
+add_test(NAME bad_input.setup_nt COMMAND ${BAD_INPUT} setup-nt ${NT} ${BAD_FIX} ${TDATA})
+set_tests_properties(bad_input.setup_nt PROPERTIES LABELS "bad_input;fast"
+  FIXTURES_SETUP bad_input_nt)
+foreach(command pretokenize hybrid-encode hybrid-segment cbpe-encode cbpe-segment cbpe-train prepare)
+  morpheus_bad_input(${NT} fast bad_input_nt ${command} ${TEXT_FAULTS} long_line)
+endforeach()
+foreach(command hybrid-decode cbpe-decode)
+  morpheus_bad_input(${NT} fast bad_input_nt ${command} ${TEXT_FAULTS} long_line)
+endforeach()
+foreach(command hybrid-encode cbpe-encode hybrid-decode cbpe-decode)
+  morpheus_bad_input(${NT} fast bad_input_nt ${command} ${MODEL_FAULTS})
+endforeach()
+morpheus_bad_input(${NT} fast bad_input_nt prepare ${CONFIG_FAULTS})
+morpheus_bad_input(${NT} fast "" eval ${CONFIG_FAULTS})
+
+if(MORPHEUS_WITH_TORCH)
+  set(M $<TARGET_FILE:morpheus>)
+  add_test(NAME bad_input.setup_torch COMMAND ${BAD_INPUT} setup-torch ${M} ${BAD_FIX} ${TDATA}
+    ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(bad_input.setup_torch PROPERTIES LABELS "bad_input;torch"
+    FIXTURES_SETUP bad_input_torch)
+  foreach(command encode segment embed decode)
+    morpheus_bad_input(${M} torch bad_input_torch ${command} ${TEXT_FAULTS})
+  endforeach()
+  foreach(command encode segment decode)
+    morpheus_bad_input(${M} torch bad_input_torch ${command} long_line)
+  endforeach()
+  foreach(command encode decode)
+    morpheus_bad_input(${M} torch bad_input_torch ${command} ${MODEL_FAULTS})
+  endforeach()
+  morpheus_bad_input(${M} torch bad_input_torch info ${CONFIG_FAULTS})
+  morpheus_bad_input(${M} torch bad_input_torch train ${CONFIG_FAULTS} data_missing_cache
+    data_truncated_cache data_bitflip_cache)
+  morpheus_bad_input(${M} torch bad_input_torch export ckpt_missing ckpt_truncated ckpt_bitflip)
+endif()
+
+# kill -9 during prepare, train and export, then rerun (tests/cli/kill9.sh; about 2 minutes).
+if(MORPHEUS_WITH_TORCH)
+  add_test(NAME cli.kill9_resume COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/kill9.sh
+    $<TARGET_FILE:morpheus> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.kill9_resume PROPERTIES LABELS "e2e;slow;torch" TIMEOUT 900)
 endif()

@@ -118,7 +118,8 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
   if (ok) {
     size_t pos = 0;
     for (const std::string& p : parts) {
-      if (folded.compare(pos, p.size(), p) != 0) {
+      // A piece must match the run and cut it between code points (never inside one).
+      if (folded.compare(pos, p.size(), p) != 0 || !utf8::is_valid(p)) {
         ok = false;
         break;
       }

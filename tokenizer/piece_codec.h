@@ -20,7 +20,8 @@
 namespace morpheus::tokenizer {
 
 // Splits one lower-cased (Turkish case-folded) letter run into pieces whose concatenation is the
-// run. Pieces that do not concatenate back are ignored: the codec then uses the whole run.
+// run. Pieces that do not concatenate back, or that cut a code point, are ignored: the codec then
+// uses the whole run.
 using WordSegmentFn = std::function<std::vector<std::string>(std::string_view folded_word)>;
 
 // Adapts a Segmenter (tokenizer/segmentation_file.h) to a WordSegmentFn. `segmenter` must outlive

@@ -11,13 +11,38 @@
 #include "core/check.h"
 #include "core/file_util.h"
 #include "core/logging.h"
+#include "core/utf8.h"
 
 namespace morpheus::tools {
 namespace {
 
+// `text` with control characters (NUL, newline, ...) and invalid UTF-8 bytes written as \xNN, so
+// that an error quoting a bad input line stays one printable line.
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const utf8::Decoded d = utf8::decode_one(text, pos);
+    if (d.valid && d.code_point >= 0x20 && d.code_point != 0x7F) {
+      out.append(text.substr(pos, d.length));
+    } else {
+      for (size_t k = 0; k < d.length; ++k) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(text[pos + k]));
+        out += buf;
+      }
+    }
+    pos += d.length;
+  }
+  return out;
+}
+
 void print_status(const Status& status) {
-  std::fprintf(stderr, "error: %s\n", status.message().c_str());
-  if (!status.hint().empty()) std::fprintf(stderr, "hint: %s\n", status.hint().c_str());
+  std::fprintf(stderr, "error: %s\n", printable(status.message()).c_str());
+  if (!status.hint().empty()) {
+    std::fprintf(stderr, "hint: %s\n", printable(status.hint()).c_str());
+  }
 }
 
 }  // namespace
@@ -51,13 +76,13 @@ int CommandRegistry::run(CLI::App& app, int argc, char** argv) {
       return 0;
     } catch (const InternalError& e) {
       std::fprintf(stderr, "error: internal error: %s\nhint: this is a bug; please report it\n",
-                   e.what());
+                   printable(e.what()).c_str());
       return 1;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "error: out of memory\nhint: use a smaller batch or input\n");
       return 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
+      std::fprintf(stderr, "error: %s\n", printable(e.what()).c_str());
       return 1;
     }
   }

@@ -33,8 +33,7 @@ void register_eval_commands(CLI::App& app, CommandRegistry& registry) {
       "Compare every configured system (segment/encode/decode/embed commands or ready files) on "
       "every gold metric; writes report.md, report.json and PNG figures");
   cmd->add_option("--config", args->configs, "Eval config JSON (repeatable; later files win)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();  // a missing file is a runtime error (exit 1) naming it, as elsewhere
   cmd->add_option("--out", args->out, "Output directory for the report")->required();
   cmd->add_option("--set", args->sets, "Override a config value: key.path=value (repeatable)");
   registry.add(cmd, [args] { return run_eval_command(*args); });

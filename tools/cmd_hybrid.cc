@@ -47,7 +47,8 @@ Status parse_ids(const std::string& line, std::vector<int32_t>* ids) {
     char* stop = nullptr;
     errno = 0;
     const long long value = std::strtoll(token.c_str(), &stop, 10);
-    if (stop == token.c_str() || *stop != '\0' || errno != 0 || value < 0 || value > INT32_MAX) {
+    if (token.empty() || stop != token.c_str() + token.size() || errno != 0 || value < 0 ||
+        value > INT32_MAX) {
       return invalid_argument("\"" + token + "\" is not a token id",
                               "decode expects lines of space-separated non-negative integers");
     }

@@ -294,7 +294,10 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     bar.finish();
   }
   if (corpus.types().empty()) {
-    return invalid_argument("the corpus holds no words", "check the --corpus files");
+    std::string names;
+    for (const std::string& path : options.corpus_files)
+      names += (names.empty() ? "" : ", ") + path;
+    return invalid_argument("the corpus holds no words: " + names, "check the --corpus files");
   }
   const std::vector<std::u32string>& types = corpus.types();
   uint64_t long_tokens = 0;

@@ -57,5 +57,18 @@ TEST(CheckpointTest, CorruptWeightsAreDataLoss) {
   EXPECT_EQ(back.status().code(), StatusCode::kDataLoss);
 }
 
+TEST(CheckpointTest, BitFlippedWeightsFailTheChecksum) {
+  const std::string dir = path_join(morpheus::testing::make_temp_dir("ckpt"), "run");
+  Morpheus m(testing::tiny_test_config());
+  ASSERT_TRUE(save_inference_checkpoint(dir, m).ok());
+  std::string bytes = read_file(path_join(dir, "model.pt")).value();
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0xFF);
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "model.pt"), bytes).ok());
+  StatusOr<Morpheus> back = load_inference_checkpoint(dir);
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(back.status().message().find("checksum"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace morpheus::model

@@ -73,6 +73,32 @@ TEST(CbpeModelTest, CorruptModelFilesAreClearErrors) {
   EXPECT_FALSE(CbpeModel::load(dir + "/m").ok());
 }
 
+TEST(CbpeModelTest, TruncatedMergesAreDataLossNamingTheFile) {
+  const std::string dir = testing::make_temp_dir("cbpe_truncated_merges");
+  const CbpeModel model = train_small(dir);
+  ASSERT_TRUE(model.save(dir + "/m").ok());
+  const std::string merges = read_file(dir + "/m/merges.txt").value();
+  const size_t cut = merges.find('\n', merges.size() / 2);
+  ASSERT_NE(cut, std::string::npos);
+  ASSERT_TRUE(write_file_atomic(dir + "/m/merges.txt", merges.substr(0, cut + 1)).ok());
+  StatusOr<CbpeModel> bad = CbpeModel::load(dir + "/m");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(bad.status().message().find("merges.txt"), std::string::npos);
+}
+
+TEST(CbpeModelTest, HugeWordIsEncodedInLinearTimeAndRoundTrips) {
+  // A 50 MB one-word line hung `cbpe segment` (BPE merging is superlinear in the word length).
+  const CbpeModel model = train_small(testing::make_temp_dir("cbpe_huge_word"));
+  std::string word;
+  for (int i = 0; i < 40000; ++i) word += "evlerde";
+  const std::vector<int32_t> ids = model.codec().encode(word).value();
+  EXPECT_EQ(model.codec().decode(ids).value(), word);
+  std::string joined;
+  for (const std::string& p : model.word_pieces(word)) joined += p;
+  EXPECT_EQ(joined, word);
+}
+
 TEST(CbpeModelTest, RandomTextRoundTripsExactly) {
   const CbpeModel model = train_small(testing::make_temp_dir("cbpe_random"));
   std::mt19937_64 rng(4242);

@@ -205,6 +205,20 @@ TEST(PieceCodecTest, RandomBytesRoundTripWithAllowInvalid) {
   }
 }
 
+TEST(PieceCodecTest, SegmenterCuttingInsideACodePointIsIgnored) {
+  // Found by fuzz_piece_codec: byte pairs cut "aüe" inside ü; the codec must fall back to the
+  // whole run instead of miscounting code points.
+  const PieceCodec codec = PieceCodec::create({"a", "e", "ü"}, [](std::string_view w) {
+                             std::vector<std::string> out;
+                             for (size_t i = 0; i < w.size(); i += 2)
+                               out.emplace_back(w.substr(i, 2));
+                             return out;
+                           }).value();
+  for (const std::string s : {"aüE", "aüe", "AÜE", "üüü ağ"}) EXPECT_EQ(round_trip(codec, s), s);
+  // Whole run "aüe" is not a piece: one unit per code point.
+  EXPECT_EQ(codec.segment_word("aüE").value(), (std::vector<std::string>{"a", "ü", "E"}));
+}
+
 TEST(PieceCodecTest, DevSentencesRoundTrip) {
   const std::string path = testing::shared_data_file("corpus/dev_ud_sentences.txt");
   MORPHEUS_REQUIRE_DATA(path, "corpus/dev_ud_sentences.txt");

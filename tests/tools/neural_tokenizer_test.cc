@@ -410,8 +410,11 @@ TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
   const std::string other = export_tiny(*root_, 8);
   const std::string victim = path_join(*root_, "swapped_weights");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
-  fs::copy_file(path_join(other, "model/model.pt"), path_join(victim, "model/model.pt"),
-                fs::copy_options::overwrite_existing);
+  // With its meta.json (the checkpoint's own model.pt checksum), so that the tokenizer's checksum
+  // and then the model self-test, not the checkpoint loader, catch it.
+  for (const char* f : {"model/model.pt", "model/meta.json"}) {
+    fs::copy_file(path_join(other, f), path_join(victim, f), fs::copy_options::overwrite_existing);
+  }
   {
     // The table still serves exported runs; the model fails when first needed.
     std::unique_ptr<NeuralTokenizer> tok = load_ok(victim);

@@ -42,6 +42,20 @@ bool spells(const std::vector<std::string>& pieces, std::string_view word) {
   return pos == word.size();
 }
 
+// BPE merging costs more than linear time in the segment length: a segment longer than this many
+// code points (never a real word, e.g. a 50 MB line of letters) is merged in independent chunks,
+// which keeps encoding linear. Pieces still concatenate to the segment.
+constexpr size_t kMaxBpeChunk = 256;
+
+void encode_pieces_chunked(const BpeModel& bpe, const std::string& segment,
+                           std::vector<std::string>* pieces) {
+  const std::u32string cps = utf8::decode(segment).value();
+  const std::u32string_view view(cps);
+  for (size_t i = 0; i < view.size(); i += kMaxBpeChunk) {
+    bpe.encode_pieces(view.substr(i, kMaxBpeChunk), pieces);
+  }
+}
+
 }  // namespace
 
 // ---- SegmentationTable ---------------------------------------------------------------------
@@ -78,8 +92,7 @@ std::vector<std::string> CbpeModel::word_pieces(std::string_view folded_word) co
   }
   std::vector<std::string> pieces;
   for (const std::string& s : segments) {
-    if (s.empty()) continue;
-    bpe_->encode_pieces(utf8::decode(s).value(), &pieces);
+    if (!s.empty()) encode_pieces_chunked(*bpe_, s, &pieces);
   }
   return pieces;
 }
@@ -100,7 +113,7 @@ StatusOr<CbpeModel> CbpeModel::assemble(BpeModel bpe, std::shared_ptr<const Segm
     if (segments.empty() || !spells(segments, folded)) segments.assign(1, std::string(folded));
     std::vector<std::string> out;
     for (const std::string& s : segments) {
-      if (!s.empty()) bpe_ref->encode_pieces(utf8::decode(s).value(), &out);
+      if (!s.empty()) encode_pieces_chunked(*bpe_ref, s, &out);
     }
     return out;
   };
@@ -258,6 +271,22 @@ StatusOr<CbpeModel> CbpeModel::load(const std::string& dir) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(
       BpeModel bpe, BpeModel::load(path_join(dir, "vocab.json"), path_join(dir, "merges.txt")));
+  // The counts cbpe.json records catch a truncated or emptied vocab.json / merges.txt.
+  struct RecordedCount {
+    const char* key;
+    const char* file;
+    size_t have;
+  };
+  const RecordedCount counts[] = {{"merges", "merges.txt", bpe.merges().size()},
+                                  {"vocab_size", "vocab.json", bpe.tokens().size()}};
+  for (const auto& [key, file, have] : counts) {
+    const nlohmann::json& want = meta.contains(key) ? meta[key] : nlohmann::json();
+    if (want.is_number_unsigned() && want.get<uint64_t>() != have) {
+      return data_loss(path_join(dir, file) + ": holds " + std::to_string(have) + " " + key +
+                           " entries but cbpe.json records " + want.dump() + " (truncated?)",
+                       "the model directory is corrupt; retrain or restore it");
+    }
+  }
   std::shared_ptr<const Segmenter> boundaries;
   if (config.boundaries == "file") {
     MORPHEUS_ASSIGN_OR_RETURN(
