@@ -231,7 +231,8 @@ class HashSegmenter : public RunSegmenter {
     std::vector<std::vector<std::string>> out;
     for (const std::string& run : runs) {
       std::vector<std::string> pieces(1);
-      for (char32_t c : *utf8::decode(run)) {
+      const std::u32string cps = *utf8::decode(run);  // not a range over a temporary StatusOr
+      for (char32_t c : cps) {
         utf8::append(c, pieces.back());
         if (c % 3 == 0) pieces.emplace_back();
       }
