@@ -30,8 +30,10 @@ fi
 
 if $M --help | grep -q '^  export'; then
   stage "export → runs/main/tokenizer"
+  # Every corpus word type (not only the training vocabulary) goes into the segmentation table.
+  awk '{print $2 "\t" $1}' runs/main/prepare/morfessor_counts.txt > runs/main/types.tsv
   [ -d runs/main/tokenizer ] || $M export --checkpoint runs/main/train/final \
-      --out runs/main/tokenizer --vocab-size 50000 --data runs/main/prepare
+      --out runs/main/tokenizer --vocab-size 50000 --words runs/main/types.tsv
   stage "segment + embed the dev words"
   tr ' ' '\n' < ../shared/data/corpus/dev_ud_sentences.txt | grep -v '^$' | sort -u | head -20000 \
     > runs/main/dev_words.txt || true
