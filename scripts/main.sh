@@ -31,7 +31,7 @@ fi
 if $M --help | grep -q '^  export'; then
   stage "export → runs/main/tokenizer"
   # Every corpus word type (not only the training vocabulary) goes into the segmentation table.
-  awk '{print $2 "\t" $1}' runs/main/prepare/morfessor_counts.txt > runs/main/types.tsv
+  sed -E 's/^([0-9]+) (.*)$/\2\t\1/' runs/main/prepare/morfessor_counts.txt > runs/main/types.tsv
   [ -d runs/main/tokenizer ] || $M export --checkpoint runs/main/train/final \
       --out runs/main/tokenizer --vocab-size 50000 --words runs/main/types.tsv
   stage "segment + embed the dev words"
