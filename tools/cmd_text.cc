@@ -24,19 +24,32 @@ Status run_pretokenize(const PretokenizeArgs& args) {
   MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
   std::string line;
   std::vector<tokenizer::Span> spans;
+  std::string buf;  // the JSON row, written out in pieces so a huge line stays cheap
+  constexpr size_t kFlushBytes = size_t{1} << 20;
   while (reader.next(&line)) {
     spans.clear();
     tokenizer::pretokenize_into(line, spans);
-    nlohmann::json row = nlohmann::json::array();
-    for (const tokenizer::Span& s : spans) {
+    buf = "[";
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const tokenizer::Span& s = spans[i];
+      if (i > 0) buf += ',';
+      buf += "[\"";
       if (s.kind == tokenizer::SpanKind::kInvalid) {
-        row.push_back(
-            {"invalid", static_cast<unsigned>(static_cast<unsigned char>(line[s.begin]))});
+        buf += "invalid\",";
+        buf += std::to_string(static_cast<unsigned>(static_cast<unsigned char>(line[s.begin])));
       } else {
-        row.push_back({tokenizer::span_kind_name(s.kind), std::string(s.text(line))});
+        buf += tokenizer::span_kind_name(s.kind);
+        buf += "\",";
+        buf += nlohmann::json(std::string(s.text(line))).dump();
+      }
+      buf += ']';
+      if (buf.size() >= kFlushBytes) {
+        MORPHEUS_RETURN_IF_ERROR(out.write(buf));
+        buf.clear();
       }
     }
-    MORPHEUS_RETURN_IF_ERROR(out.write(row.dump() + "\n"));
+    buf += "]\n";
+    MORPHEUS_RETURN_IF_ERROR(out.write(buf));
   }
   MORPHEUS_RETURN_IF_ERROR(reader.status());
   return out.close();
