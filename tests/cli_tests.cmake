@@ -58,8 +58,13 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(hybrid_lexicon_required 2 --stderr-has lexicon -- ${M} hybrid encode)
   morpheus_cli_test(hybrid_missing_lexicon_dir 1 --stderr-has no_such_lexicon
     -- ${M} hybrid encode --lexicon ${TDATA}/no_such_lexicon ${TDATA}/hybrid_input.txt)
+  # A malformed lexicon, written at configure time (lexicon files are never tracked).
+  set(BAD_LEX ${CMAKE_CURRENT_BINARY_DIR}/hybrid_bad_lexicon)
+  file(WRITE ${BAD_LEX}/kokler.json "{\n  \"<uppercase>\": 0,\n  \"<unknown>\" 1\n}\n")
+  file(WRITE ${BAD_LEX}/ekler.json "{\n  \"lar\": 3\n}\n")
+  file(WRITE ${BAD_LEX}/bpe_tokenler.json "{\n  \"k\": 4\n}\n")
   morpheus_cli_test(hybrid_malformed_lexicon 1 --stderr-has "kokler.json: line 3"
-    -- ${M} hybrid encode --lexicon ${TDATA}/hybrid_bad_lexicon ${TDATA}/hybrid_input.txt)
+    -- ${M} hybrid encode --lexicon ${BAD_LEX} ${TDATA}/hybrid_input.txt)
   if(EXISTS ${HYBRID_LEX}/kokler.json)
     morpheus_cli_test(hybrid_encode_file 0 --stdout-has "0 227 20034 2 2656 10572"
       -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt)

@@ -156,7 +156,7 @@ argv=()
 case "$cmd" in
   pretokenize) argv=(pretokenize "$in" -o "$out") ;;
   hybrid-encode|hybrid-decode|hybrid-segment)
-    setup_model "$data/hybrid_tiny_lexicon" kokler.json
+    setup_model "${MORPHEUS_SHARED_DATA:-$data/../../../shared/data}/hybrid" kokler.json
     argv=(hybrid "${cmd#hybrid-}" --lossless --lexicon "$model" "$in" -o "$out") ;;
   cbpe-encode|cbpe-decode|cbpe-segment)
     setup_model "$fix/nt/cbpe" merges.txt

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The hybrid tokenizers the hybrid fuzz targets share: loaded once from $MORPHEUS_FUZZ_HYBRID_DIR
-// (e.g. the released lexicons) or else from the tiny hand-written lexicon in
-// tests/data/hybrid_tiny_lexicon (roots, allomorphic suffixes and BPE units in the real ranges).
+// or else from the released lexicons in ../shared/data/hybrid (never copied into the repo).
 #pragma once
 
 #include <cstdlib>
@@ -21,7 +20,7 @@ inline const tokenizer::hybrid::HybridTokenizer& hybrid_tokenizer(
     const char* env = std::getenv("MORPHEUS_FUZZ_HYBRID_DIR");
     const std::string dir = env != nullptr && *env != '\0'
                                 ? std::string(env)
-                                : std::string(MORPHEUS_FUZZ_DATA_DIR) + "/hybrid_tiny_lexicon";
+                                : std::string(MORPHEUS_FUZZ_HYBRID_DEFAULT);
     auto lex = HybridLexicon::load(dir);
     MORPHEUS_CHECK(lex.ok(), lex.status().to_string());
     return std::make_shared<const HybridLexicon>(std::move(lex).value());
