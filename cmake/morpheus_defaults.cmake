@@ -25,9 +25,11 @@ function(morpheus_target_defaults target)
 endfunction()
 
 # morpheus_torch_target(<target>): LibTorch targets share the PCH built for morpheus_model.
+# They compile with OpenMP: ATen's at::parallel_for is a header template whose `omp parallel`
+# pragma is ignored without -fopenmp, so our own parallel kernels would run on one thread.
 function(morpheus_torch_target target)
   morpheus_target_defaults(${target})
-  target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
+  target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES} OpenMP::OpenMP_CXX)
   if(NOT target STREQUAL "morpheus_model")
     target_precompile_headers(${target} REUSE_FROM morpheus_model)
   endif()

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace morpheus::model {
@@ -64,39 +65,25 @@ void pb_dp_lengths(const bool* mask, int64_t n, int64_t t, int64_t* lengths) {
   }
 }
 
-// One DP row over all k with no branches: cur[k] = prev[k]·q_k + prev[k−1]·p, q_k = 1 − p for
-// k < S−1 and 1 for the sink. `shifted` is 0 followed by prev (S+1 values). kS > 0 fixes S at
-// compile time so the loop is unrolled and vectorised; kS = 0 reads s.
-template <typename T, int64_t kS>
-inline void pb_step(const T* __restrict shifted, T p, int64_t s, T* __restrict cur) {
-  const int64_t n = kS > 0 ? kS : s;
-  const T q = T(1) - p;
-  for (int64_t k = 0; k < n; ++k) {
-    const T qk = k + 1 < n ? q : T(1);
-    cur[k] = shifted[k + 1] * qk + shifted[k] * p;
-  }
-}
+// ---- Generic fused kernel (any S): one DP row at a time through a small scratch buffer. ----
 
-// The DP of one word into `tab` (len rows of stride S+1: a leading 0, then f_j).
-template <typename T, int64_t kS>
-inline void pb_word_table(const T* p, int64_t len, int64_t s_rt, T* tab) {
-  const int64_t s = kS > 0 ? kS : s_rt, stride = s + 1;
-  tab[0] = T(0);
-  tab[1] = T(1);
-  std::fill(tab + 2, tab + stride, T(0));
-  for (int64_t j = 1; j < len; ++j) {
-    T* row = tab + j * stride;
-    row[0] = T(0);
-    pb_step<T, kS>(row - stride, p[j - 1], s, row + 1);
+// One DP row: cur[k] = prev[k]·q_k + prev[k−1]·p, q_k = 1 − p for k < S−1 and 1 for the sink.
+// `shifted` is 0 followed by prev (S+1 values).
+template <typename T>
+inline void pb_step(const T* __restrict shifted, T p, int64_t s, T* __restrict cur) {
+  const T q = T(1) - p;
+  for (int64_t k = 0; k < s; ++k) {
+    const T qk = k + 1 < s ? q : T(1);
+    cur[k] = shifted[k + 1] * qk + shifted[k] * p;
   }
 }
 
 // Forward over words [begin, end): out rows j < len are f_j where mask[j] (else 0), rows
 // >= len are 0. Each output element is written once; the DP state stays in `scratch`.
-template <typename T, int64_t kS>
+template <typename T>
 void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all, int64_t begin,
-                      int64_t end, int64_t gaps, int64_t s_rt, T* out_all) {
-  const int64_t s = kS > 0 ? kS : s_rt, t = gaps + 1;
+                      int64_t end, int64_t gaps, int64_t s, T* out_all) {
+  const int64_t t = gaps + 1;
   std::vector<T> scratch(static_cast<size_t>(2 * (s + 1)));
   for (int64_t w = begin; w < end; ++w) {
     const T* p = p_all + w * gaps;
@@ -112,13 +99,9 @@ void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all,
     std::fill(a + 2, a + s + 1, T(0));
     for (int64_t j = 0;; ++j) {
       T* o = out + j * s;
-      if (m[j]) {
-        std::copy(a + 1, a + s + 1, o);
-      } else {
-        std::fill(o, o + s, T(0));
-      }
+      for (int64_t k = 0; k < s; ++k) o[k] = m[j] ? a[k + 1] : T(0);
       if (j + 1 >= len) break;
-      pb_step<T, kS>(a, p[j], s, b + 1);
+      pb_step<T>(a, p[j], s, b + 1);
       std::swap(a, b);
     }
   }
@@ -128,13 +111,14 @@ void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all,
 // (cheaper than reading a saved [N,T,S] table back from memory), then the adjoint recursion
 //   λ_{j−1}[k] = g'_{j−1}[k] + q_k λ_j[k] + p λ_j[k+1],  ∂L/∂p_{j−1} = Σ_{k<S−1}
 //   f_{j−1}[k](λ_j[k+1] − λ_j[k])
-// with g'_j = g_j where mask[j], else 0. Gaps >= len−1 get 0. g is [N,T,S] contiguous.
-template <typename T, int64_t kS>
+// with g'_j = g_j where mask[j], else 0, and λ_j[S] = 0. Gaps >= len−1 get 0. g is [N,T,S]
+// contiguous.
+template <typename T>
 void pb_backward_words(const T* p_all, const bool* m_all, const int64_t* len_all, const T* g_all,
-                       int64_t begin, int64_t end, int64_t gaps, int64_t s_rt, T* gp_all) {
-  const int64_t s = kS > 0 ? kS : s_rt, t = gaps + 1, stride = s + 1;
-  std::vector<T> tab(static_cast<size_t>(t * stride));
-  std::vector<T> lam_buf(static_cast<size_t>(2 * stride)), diff(static_cast<size_t>(s));
+                       int64_t begin, int64_t end, int64_t gaps, int64_t s, T* gp_all) {
+  const int64_t t = gaps + 1, stride = s + 1;
+  std::vector<T> tab(static_cast<size_t>(t * stride));  // rows: a leading 0, then f_j
+  std::vector<T> lam_buf(static_cast<size_t>(2 * stride));
   for (int64_t w = begin; w < end; ++w) {
     const T* p = p_all + w * gaps;
     const bool* m = m_all + w * t;
@@ -143,42 +127,195 @@ void pb_backward_words(const T* p_all, const bool* m_all, const int64_t* len_all
     T* gp = gp_all + w * gaps;
     std::fill(gp + std::max<int64_t>(len - 1, 0), gp + gaps, T(0));
     if (len <= 1) continue;
-    pb_word_table<T, kS>(p, len, s, tab.data());
+    tab[0] = T(0);
+    tab[1] = T(1);
+    std::fill(tab.begin() + 2, tab.begin() + stride, T(0));
+    for (int64_t j = 1; j < len - 1; ++j) {
+      T* row = tab.data() + j * stride;
+      row[0] = T(0);
+      pb_step<T>(row - stride, p[j - 1], s, row + 1);
+    }
     T* lam = lam_buf.data();  // λ_j[0..S−1], then λ_j[S] = 0
     T* next = lam + stride;
     lam[s] = next[s] = T(0);
-    if (m[len - 1]) {
-      std::copy(g + (len - 1) * s, g + len * s, lam);
-    } else {
-      std::fill(lam, lam + s, T(0));
-    }
+    const T* glast = g + (len - 1) * s;
+    for (int64_t k = 0; k < s; ++k) lam[k] = m[len - 1] ? glast[k] : T(0);
     for (int64_t j = len - 1; j >= 1; --j) {
       const T* prev = tab.data() + (j - 1) * stride + 1;
       const T pj = p[j - 1], qj = T(1) - pj;
-      for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) diff[k] = prev[k] * (lam[k + 1] - lam[k]);
-      // Σ over all k minus the sink term (−f[S−1]·λ[S−1], as λ[S] = 0).
-      T acc = prev[s - 1] * lam[s - 1];
-      for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) acc += diff[k];
+      T acc = T(0);
+      for (int64_t k = 0; k + 1 < s; ++k) acc += prev[k] * (lam[k + 1] - lam[k]);
       gp[j - 1] = acc;
       const T* gprev = g + (j - 1) * s;
-      if (m[j - 1]) {
-        for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) {
-          const T qk = k + 1 < (kS > 0 ? kS : s) ? qj : T(1);
-          next[k] = gprev[k] + qk * lam[k] + pj * lam[k + 1];
-        }
-      } else {
-        for (int64_t k = 0; k < (kS > 0 ? kS : s); ++k) {
-          const T qk = k + 1 < (kS > 0 ? kS : s) ? qj : T(1);
-          next[k] = qk * lam[k] + pj * lam[k + 1];
-        }
+      const bool valid = m[j - 1];  // a select, not g·0: g may be non-finite where masked
+      for (int64_t k = 0; k < s; ++k) {
+        const T qk = k + 1 < s ? qj : T(1);
+        next[k] = (valid ? gprev[k] : T(0)) + qk * lam[k] + pj * lam[k + 1];
       }
       std::swap(lam, next);
     }
   }
 }
 
-// S of the paper configuration, compiled as a constant; any other S uses the generic loops.
+// ---- Vector kernel for S = kPbFixedSegments (the paper's 12). ----
+// A DP row of S values lives in kPbRowVecs registers of 16 bytes (GCC/Clang vector extensions:
+// SSE2 on any x86-64, NEON on Arm): a step is two lane shuffles and a few multiply-adds per
+// register, with no memory round trip and no dependent chain across k.
+
 constexpr int64_t kPbFixedSegments = 12;
+
+typedef float PbVecF __attribute__((vector_size(16)));
+typedef double PbVecD __attribute__((vector_size(16)));
+template <typename T>
+struct PbVecOf;
+template <>
+struct PbVecOf<float> {
+  using V = PbVecF;
+};
+template <>
+struct PbVecOf<double> {
+  using V = PbVecD;
+};
+
+// (lo[L−1], hi[0..L−2]): slot k receives value k−1 (the "move" term of the DP).
+template <typename V>
+inline V pb_shift_up(V lo, V hi) {
+  if constexpr (sizeof(V) / sizeof(lo[0]) == 4) {
+    return __builtin_shufflevector(lo, hi, 3, 4, 5, 6);
+  } else {
+    return __builtin_shufflevector(lo, hi, 1, 2);
+  }
+}
+
+// (lo[1..L−1], hi[0]): slot k receives value k+1 (λ[k+1] of the adjoint).
+template <typename V>
+inline V pb_shift_down(V lo, V hi) {
+  if constexpr (sizeof(V) / sizeof(lo[0]) == 4) {
+    return __builtin_shufflevector(lo, hi, 1, 2, 3, 4);
+  } else {
+    return __builtin_shufflevector(lo, hi, 1, 2);
+  }
+}
+
+template <typename V, typename T>
+inline V pb_load(const T* src) {
+  V v;
+  std::memcpy(&v, src, sizeof v);
+  return v;
+}
+
+template <typename V, typename T>
+inline void pb_store(T* dst, V v) {
+  std::memcpy(dst, &v, sizeof v);
+}
+
+// Row geometry of the vector kernel for element type T.
+template <typename T>
+struct PbRow {
+  using V = typename PbVecOf<T>::V;
+  static constexpr int64_t kLanes = static_cast<int64_t>(sizeof(V) / sizeof(T));
+  static constexpr int64_t kVecs = kPbFixedSegments / kLanes;
+  static_assert(kPbFixedSegments % kLanes == 0, "S must fill whole vectors");
+  // 1 in the sink's lane (k = S−1, last lane of the last vector), 0 elsewhere.
+  static V sink() {
+    V v{};
+    v[kLanes - 1] = T(1);
+    return v;
+  }
+  // f ← f·q_k + f[k−1]·p in place (q_k = 1 − p, 1 for the sink).
+  static void step(V* f, T p, V keep, V sink_lane) {
+    const T q = T(1) - p;
+    V up[kVecs];
+    up[0] = pb_shift_up(V{}, f[0]);
+    for (int64_t i = 1; i < kVecs; ++i) up[i] = pb_shift_up(f[i - 1], f[i]);
+    for (int64_t i = 0; i + 1 < kVecs; ++i) f[i] = f[i] * q + up[i] * p;
+    f[kVecs - 1] = f[kVecs - 1] * (keep * q + sink_lane) + up[kVecs - 1] * p;
+  }
+};
+
+template <typename T>
+void pb_forward_words_vec(const T* p_all, const bool* m_all, const int64_t* len_all, int64_t begin,
+                          int64_t end, int64_t gaps, T* out_all) {
+  using Row = PbRow<T>;
+  using V = typename Row::V;
+  constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
+  const int64_t t = gaps + 1;
+  const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
+  for (int64_t w = begin; w < end; ++w) {
+    const T* p = p_all + w * gaps;
+    const bool* m = m_all + w * t;
+    const int64_t len = len_all[w];
+    T* out = out_all + w * t * s;
+    std::fill(out + len * s, out + t * s, T(0));
+    if (len == 0) continue;
+    V f[kNV] = {};
+    f[0][0] = T(1);
+    for (int64_t j = 0;; ++j) {
+      T* o = out + j * s;
+      const V gate = V{} + (m[j] ? T(1) : T(0));
+      for (int64_t i = 0; i < kNV; ++i) pb_store(o + i * kL, f[i] * gate);
+      if (j + 1 >= len) break;
+      Row::step(f, p[j], keep, sink_lane);
+    }
+  }
+}
+
+template <typename T>
+void pb_backward_words_vec(const T* p_all, const bool* m_all, const int64_t* len_all,
+                           const T* g_all, int64_t begin, int64_t end, int64_t gaps, T* gp_all) {
+  using Row = PbRow<T>;
+  using V = typename Row::V;
+  constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
+  const int64_t t = gaps + 1;
+  const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
+  std::vector<V> tab(static_cast<size_t>(t * kNV));  // f_j, rows of kNV vectors
+  for (int64_t w = begin; w < end; ++w) {
+    const T* p = p_all + w * gaps;
+    const bool* m = m_all + w * t;
+    const T* g = g_all + w * t * s;
+    const int64_t len = len_all[w];
+    T* gp = gp_all + w * gaps;
+    std::fill(gp + std::max<int64_t>(len - 1, 0), gp + gaps, T(0));
+    if (w + 1 < end) {  // the next word's upstream rows, read last-to-first (no prefetcher
+      const T* g_next = g + t * s;  // follows that across words)
+      for (int64_t b = 0; b < len_all[w + 1] * s * static_cast<int64_t>(sizeof(T)); b += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(g_next) + b);
+      }
+    }
+    if (len <= 1) continue;
+    V f[kNV] = {};
+    f[0][0] = T(1);
+    for (int64_t j = 0;; ++j) {
+      for (int64_t i = 0; i < kNV; ++i) tab[static_cast<size_t>(j * kNV + i)] = f[i];
+      if (j + 2 >= len) break;  // rows 0..len−2 are read below
+      Row::step(f, p[j], keep, sink_lane);
+    }
+    // Upstream rows of masked positions are skipped, never multiplied by 0 (they may hold inf).
+    V lam[kNV] = {};
+    if (m[len - 1]) {
+      for (int64_t i = 0; i < kNV; ++i) lam[i] = pb_load<V>(g + (len - 1) * s + i * kL);
+    }
+    for (int64_t j = len - 1; j >= 1; --j) {
+      const V* prev = tab.data() + (j - 1) * kNV;
+      const T pj = p[j - 1], qj = T(1) - pj;
+      V down[kNV];  // λ[k+1], λ[S] = 0
+      for (int64_t i = 0; i + 1 < kNV; ++i) down[i] = pb_shift_down(lam[i], lam[i + 1]);
+      down[kNV - 1] = pb_shift_down(lam[kNV - 1], V{});
+      // Σ_{k<S−1} f[k](λ[k+1] − λ[k]): the sink's lane is masked out.
+      V acc = prev[kNV - 1] * (down[kNV - 1] - lam[kNV - 1]) * keep;
+      for (int64_t i = 0; i + 1 < kNV; ++i) acc += prev[i] * (down[i] - lam[i]);
+      T sum = T(0);
+      for (int64_t l = 0; l < kL; ++l) sum += acc[l];
+      gp[j - 1] = sum;
+      for (int64_t i = 0; i + 1 < kNV; ++i) lam[i] = lam[i] * qj + down[i] * pj;
+      lam[kNV - 1] = lam[kNV - 1] * (keep * qj + sink_lane) + down[kNV - 1] * pj;
+      if (m[j - 1]) {
+        const T* gprev = g + (j - 1) * s;
+        for (int64_t i = 0; i < kNV; ++i) lam[i] += pb_load<V>(gprev + i * kL);
+      }
+    }
+  }
+}
 
 // Fused forward. probs [N,T-1] contiguous, mask [N,T] bool contiguous, lengths [N] from
 // pb_dp_lengths -> [N,T,S].
@@ -193,10 +330,9 @@ torch::Tensor pb_forward_fused(const torch::Tensor& probs, const torch::Tensor& 
     scalar_t* out_all = out.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       if (s == kPbFixedSegments) {
-        pb_forward_words<scalar_t, kPbFixedSegments>(p_all, m_all, len_all, begin, end, gaps, s,
-                                                     out_all);
+        pb_forward_words_vec<scalar_t>(p_all, m_all, len_all, begin, end, gaps, out_all);
       } else {
-        pb_forward_words<scalar_t, 0>(p_all, m_all, len_all, begin, end, gaps, s, out_all);
+        pb_forward_words<scalar_t>(p_all, m_all, len_all, begin, end, gaps, s, out_all);
       }
     });
   });
@@ -217,10 +353,9 @@ torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& 
     scalar_t* gp_all = grad_p.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       if (s == kPbFixedSegments) {
-        pb_backward_words<scalar_t, kPbFixedSegments>(p_all, m_all, len_all, g_all, begin, end,
-                                                      gaps, s, gp_all);
+        pb_backward_words_vec<scalar_t>(p_all, m_all, len_all, g_all, begin, end, gaps, gp_all);
       } else {
-        pb_backward_words<scalar_t, 0>(p_all, m_all, len_all, g_all, begin, end, gaps, s, gp_all);
+        pb_backward_words<scalar_t>(p_all, m_all, len_all, g_all, begin, end, gaps, s, gp_all);
       }
     });
   });
@@ -257,7 +392,8 @@ struct PoissonBinomialFunction : public torch::autograd::Function<PoissonBinomia
       const torch::Tensor& probs = saved[0];
       const torch::Tensor& table = saved[1];
       const torch::Tensor& mask = saved[2];
-      torch::Tensor g = grad_outputs[0] * mask.unsqueeze(-1).to(table.dtype());
+      // A select, not g·mask: upstream values of masked positions may be non-finite.
+      torch::Tensor g = grad_outputs[0].masked_fill(mask.logical_not().unsqueeze(-1), 0.0);
       grad_p = pb_backward_tensor_ops(g, table, probs);
     }
     return {grad_p, torch::Tensor(), torch::Tensor(), torch::Tensor()};

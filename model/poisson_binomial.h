@@ -5,9 +5,11 @@
 //   soft_membership(probs [N,T-1] float/double in [0,1], mask [N,T] bool true=valid, S)
 //     -> [N,T,S], rows of valid positions sum to 1, padded rows are 0.
 // One autograd function with the analytic backward of reference/morpheus_pipeline.md §7.2, as
-// tensor ops over [N,S] (any device) or as a fused CPU kernel (parallel over words: each output
-// element written once; only probs and mask are saved, the backward recomputes each word's DP
-// table in cache; the DP of a word stops at its last valid position).
+// tensor ops over [N,S] (any device) or as a fused CPU kernel (parallel over words on the
+// intra-op threads: each output element written once; only probs and mask are saved, the
+// backward recomputes each word's DP table in cache; the DP of a word stops at its last valid
+// position; S = 12 keeps a DP row in 16-byte vector registers, other S use scalar loops).
+// Upstream gradients of masked positions are ignored (never multiplied by 0: they may be inf).
 #pragma once
 
 #include <torch/types.h>

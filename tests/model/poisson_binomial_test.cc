@@ -3,10 +3,15 @@
 // tensor-op vs naive autograd, finite-difference gradients in double.
 #include "model/poisson_binomial.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <vector>
 
 #include "tests/model/model_test_util.h"
 
@@ -113,19 +118,60 @@ TEST(PoissonBinomialTest, AnalyticBackwardEqualsNaiveAutograd) {
 
 TEST(PoissonBinomialTest, NonPrefixMaskMatchesNaiveAutograd) {
   torch::manual_seed(17);
-  torch::Tensor probs = torch::rand({6, 9}, torch::kDouble);
-  torch::Tensor mask = torch::rand({6, 10}) > 0.3;  // holes: not a prefix of valid positions
-  torch::Tensor upstream = torch::randn({6, 10, 5}, torch::kDouble);
-  for (auto kernel : {SegmentationKernel::kFused, SegmentationKernel::kTensorOps}) {
-    torch::Tensor p1 = probs.clone().requires_grad_(true);
-    torch::Tensor p2 = probs.clone().requires_grad_(true);
-    torch::Tensor fast = soft_membership(p1, mask, 5, kernel);
-    torch::Tensor slow = soft_membership_naive(p2, mask, 5);
-    (fast * upstream).sum().backward();
-    (slow * upstream).sum().backward();
-    EXPECT_LT((fast - slow).abs().max().item<double>(), kPbExactTol);
-    EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kPbExactTol);
+  // S = 12 runs the fused kernel's vector path, S = 5 its generic loops.
+  for (int64_t s : {5, 12}) {
+    torch::Tensor probs = torch::rand({6, 15}, torch::kDouble);
+    torch::Tensor mask = torch::rand({6, 16}) > 0.3;  // holes: not a prefix of valid positions
+    torch::Tensor upstream = torch::randn({6, 16, s}, torch::kDouble);
+    for (auto kernel : {SegmentationKernel::kFused, SegmentationKernel::kTensorOps}) {
+      torch::Tensor p1 = probs.clone().requires_grad_(true);
+      torch::Tensor p2 = probs.clone().requires_grad_(true);
+      torch::Tensor fast = soft_membership(p1, mask, s, kernel);
+      torch::Tensor slow = soft_membership_naive(p2, mask, s);
+      (fast * upstream).sum().backward();
+      (slow * upstream).sum().backward();
+      EXPECT_LT((fast - slow).abs().max().item<double>(), kPbExactTol) << "S=" << s;
+      EXPECT_LT((p1.grad() - p2.grad()).abs().max().item<double>(), kPbExactTol) << "S=" << s;
+    }
   }
+}
+
+TEST(PoissonBinomialTest, BackwardIgnoresUpstreamOfMaskedPositions) {
+  torch::manual_seed(18);
+  for (auto kernel : {SegmentationKernel::kFused, SegmentationKernel::kTensorOps}) {
+    for (int64_t s : {5, 12}) {
+      const auto dtype = s == 5 ? torch::kDouble : torch::kFloat;
+      torch::Tensor probs = torch::rand({16, 19}, dtype);
+      torch::Tensor mask = torch::rand({16, 20}) > 0.4;
+      torch::Tensor upstream = torch::randn({16, 20, s}, dtype);
+      // Non-finite values where the output is masked must not reach the gradient.
+      torch::Tensor poisoned = upstream.masked_fill(mask.logical_not().unsqueeze(-1),
+                                                    std::numeric_limits<double>::infinity());
+      std::vector<torch::Tensor> grads;
+      for (const torch::Tensor& g : {upstream * mask.unsqueeze(-1), poisoned}) {
+        torch::Tensor p = probs.clone().requires_grad_(true);
+        soft_membership(p, mask, s, kernel).backward(g);
+        grads.push_back(p.grad());
+      }
+      EXPECT_TRUE(torch::isfinite(grads[1]).all().item<bool>()) << "S=" << s;
+      EXPECT_TRUE(torch::equal(grads[0], grads[1])) << "S=" << s;
+    }
+  }
+}
+
+TEST(PoissonBinomialTest, FusedKernelParallelForUsesIntraOpThreads) {
+  // at::parallel_for is a header template: without OpenMP flags on our targets its `omp
+  // parallel` pragma is dropped and the fused kernel runs on one thread whatever the setting.
+  const int saved = torch::get_num_threads();
+  torch::set_num_threads(2);
+  std::mutex mu;
+  std::set<int> threads;
+  at::parallel_for(0, 1024, 1, [&](int64_t, int64_t) {
+    std::lock_guard<std::mutex> lock(mu);
+    threads.insert(at::get_thread_num());
+  });
+  torch::set_num_threads(saved);
+  EXPECT_EQ(threads.size(), 2u);
 }
 
 TEST(PoissonBinomialTest, FiniteDifferenceGradientBothKernels) {
