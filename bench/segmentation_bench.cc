@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // segmentation_bench [--threads N] [--reps R] [--skip-train] [--only fused|ops|naive]
-//                    [--profile]:
+//                    [--profile] [--system-allocator]:
 //   1. forward+backward of the Poisson–binomial segmentation for 8,192 words × 32 positions ×
 //      12 segments: fused CPU kernel and tensor-op version vs a naive autograd loop (the
 //      reference's per-position Python loop), measured in the same run; prints the speed-up.
 //   2. one training step (forward, all four losses, backward, AdamW) of configs/paper.json
 //      defaults at batch 32 sentences on CPU, synthetic words; prints words/s.
+//   --system-allocator: LibTorch's default allocator instead of the caching one morpheus-torch
+//      installs.
 //   --profile: instead, the wall time of each part of that training step (forward per module and
 //      objective, backward by autograd node type, clipping, AdamW).
 #include <torch/csrc/autograd/profiler_legacy.h>
@@ -24,6 +26,7 @@
 
 #include "model/boundary_detector.h"
 #include "model/config.h"
+#include "model/cpu_allocator.h"
 #include "model/losses.h"
 #include "model/poisson_binomial.h"
 
@@ -293,6 +296,7 @@ int main(int argc, char** argv) {
   bool train = true;
   std::string only;
   bool profile = false;
+  bool caching = true;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       torch::set_num_threads(std::atoi(argv[++i]));
@@ -305,13 +309,18 @@ int main(int argc, char** argv) {
       profile = true;
     } else if (std::strcmp(argv[i], "--skip-train") == 0) {
       train = false;
+    } else if (std::strcmp(argv[i], "--system-allocator") == 0) {
+      caching = false;
     } else {
       std::fprintf(stderr,
                    "usage: segmentation_bench [--threads N] [--reps R] [--skip-train] "
-                   "[--only fused|ops|naive] [--profile]\n");
+                   "[--only fused|ops|naive] [--profile] [--system-allocator]\n");
       return 2;
     }
   }
+  // As in `morpheus-torch` (all measured kernels share it); --system-allocator: glibc's.
+  if (caching) morpheus::model::install_caching_cpu_allocator();
+  std::printf("CPU allocator: %s\n", caching ? "caching (model/cpu_allocator.h)" : "system");
   if (profile) {
     profile_train_step(std::max(1, reps / 2));
     return 0;

@@ -3,8 +3,11 @@
 // directory) for configs/tiny.json and configs/paper.json on CPU, each config in its own forked
 // child so that the peak RSS (wait4 ru_maxrss) of one does not hide the other's. Prints words/s
 // (median over the logged steps after the first, which pays the warm-up), s/step, words/step,
-// peak RSS and the paper/tiny throughput ratio.
+// peak RSS and the paper/tiny throughput ratio. Each config runs twice by default: with the
+// caching CPU allocator `morpheus-torch` installs (model/cpu_allocator.h) and with LibTorch's
+// default (glibc) allocator, with the ratio of the two.
 //   train_bench --data DIR [--steps 6] [--batch-windows 32] [--threads N] [--config F.json]...
+//               [--allocator both|caching|system]
 // Every config runs with train.grad_accum=1, train.batch_windows=B (so both configs see the same
 // batches), train.log_every=1, and a single dev window for the final evaluation.
 #include <sys/resource.h>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "model/cpu_allocator.h"
 #include "tools/config_loader.h"
 #include "train/trainer.h"
 
@@ -37,10 +41,12 @@ struct Options {
   int batch_windows = 32;
   int threads = 1;
   std::vector<std::string> configs;
+  std::string allocator = "both";
 };
 
 // Child: trains `steps` steps of `config` into `out`; exit status 0 on success.
-int child_main(const Options& o, const std::string& config, const std::string& out) {
+int child_main(const Options& o, const std::string& config, const std::string& out, bool caching) {
+  if (caching) morpheus::model::install_caching_cpu_allocator();
   morpheus::set_log_level(morpheus::LogLevel::kWarning);
   auto resolved = morpheus::tools::load_config(
       {config}, {"train.max_steps=" + std::to_string(o.steps), "train.grad_accum=1",
@@ -77,7 +83,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-Result run_config(const Options& o, const std::string& config) {
+Result run_config(const Options& o, const std::string& config, bool caching) {
   Result r;
   char tmpl[] = "/tmp/train_bench_XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return r;
@@ -86,7 +92,7 @@ Result run_config(const Options& o, const std::string& config) {
   std::fflush(stderr);
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
-  if (pid == 0) _exit(child_main(o, config, out + "/run"));
+  if (pid == 0) _exit(child_main(o, config, out + "/run", caching));
   int status = 0;
   struct rusage usage {};
   if (pid < 0 || wait4(pid, &status, 0, &usage) < 0) return r;
@@ -129,6 +135,12 @@ int main(int argc, char** argv) {
       o.threads = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--config" && i + 1 < argc) {
       o.configs.push_back(argv[++i]);
+    } else if (a == "--allocator" && i + 1 < argc) {
+      o.allocator = argv[++i];
+      if (o.allocator != "both" && o.allocator != "caching" && o.allocator != "system") {
+        o.data.clear();
+        break;
+      }
     } else {
       o.data.clear();
       break;
@@ -137,7 +149,8 @@ int main(int argc, char** argv) {
   if (o.data.empty()) {
     std::fprintf(stderr,
                  "usage: train_bench --data PREPARED_DIR [--steps 6] [--batch-windows 32] "
-                 "[--threads 1] [--config F.json]...\n  PREPARED_DIR is a `morpheus prepare` "
+                 "[--threads 1] [--config F.json]... [--allocator both|caching|system]\n"
+                 "  PREPARED_DIR is a `morpheus prepare` "
                  "output (train.cache, dev.cache, vocabularies)\n");
     return 2;
   }
@@ -149,23 +162,35 @@ int main(int argc, char** argv) {
       "training throughput on CPU, data %s, %d steps of %d windows (grad_accum 1), "
       "%d threads; words/s = median over steps 2..%d\n",
       o.data.c_str(), o.steps, o.batch_windows, o.threads, o.steps);
-  std::vector<Result> results;
+  std::vector<bool> modes;
+  if (o.allocator != "system") modes.push_back(true);
+  if (o.allocator != "caching") modes.push_back(false);
+  std::vector<Result> firsts;  // per config, the first mode's result
   for (const auto& config : o.configs) {
-    const Result r = run_config(o, config);
-    results.push_back(r);
     const std::string name = std::filesystem::path(config).filename().string();
-    if (!r.ok) {
-      std::printf("  %-12s FAILED (see the child's message above)\n", name.c_str());
-      continue;
+    std::vector<Result> by_mode;
+    for (const bool caching : modes) {
+      const Result r = run_config(o, config, caching);
+      by_mode.push_back(r);
+      const char* mode = caching ? "caching" : "system";
+      if (!r.ok) {
+        std::printf("  %-11s %-7s FAILED (see the child's message above)\n", name.c_str(), mode);
+        continue;
+      }
+      std::printf(
+          "  %-11s %-7s %8.1f words/s  %7.3f s/step  %5.0f words/step  peak RSS %6.0f MB  "
+          "(child wall %.1f s incl. setup, dev eval, checkpoint)\n",
+          name.c_str(), mode, r.words_per_s, r.s_per_step, r.words_per_step, r.peak_mb, r.wall_s);
     }
-    std::printf(
-        "  %-11s %9.1f words/s  %7.3f s/step  %6.0f words/step  peak RSS %6.0f MB  "
-        "(child wall %.1f s incl. setup, dev eval, checkpoint)\n",
-        name.c_str(), r.words_per_s, r.s_per_step, r.words_per_step, r.peak_mb, r.wall_s);
+    if (by_mode.size() == 2 && by_mode[0].ok && by_mode[1].ok && by_mode[1].words_per_s > 0) {
+      std::printf("  %-11s caching/system allocator throughput: %.2fx\n", name.c_str(),
+                  by_mode[0].words_per_s / by_mode[1].words_per_s);
+    }
+    firsts.push_back(by_mode.front());
   }
-  if (results.size() >= 2 && results[0].ok && results[1].ok && results[1].words_per_s > 0) {
+  if (firsts.size() >= 2 && firsts[0].ok && firsts[1].ok && firsts[1].words_per_s > 0) {
     std::printf("  ratio first/second config throughput: %.1fx\n",
-                results[0].words_per_s / results[1].words_per_s);
+                firsts[0].words_per_s / firsts[1].words_per_s);
   }
   return 0;
 }
