@@ -67,6 +67,14 @@ int child_main(const Options& o, const std::string& config, const std::string& o
     std::fprintf(stderr, "%s\n", summary.status().to_string().c_str());
     return 1;
   }
+  if (caching) {
+    const auto st = morpheus::model::caching_cpu_allocator_stats();
+    std::printf(
+        "    caching allocator: %.1f%% of %llu requests >= 1 MiB served from the cache\n",
+        st.cached_allocations ? 100.0 * double(st.cache_hits) / double(st.cached_allocations) : 0.0,
+        static_cast<unsigned long long>(st.cached_allocations));
+    std::fflush(stdout);
+  }
   return 0;
 }
 

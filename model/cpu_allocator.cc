@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
-#include <vector>
 
 namespace morpheus::model {
 namespace {
@@ -67,16 +67,26 @@ class CachingCpuAllocator final : public c10::Allocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.cached_allocations;
-      stats_.live_bytes += size;
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        void* data = it->second.back();
-        it->second.pop_back();
-        stats_.cached_bytes -= size;
+      // Best fit among cached blocks of up to 1.5 × the request: batches change shape
+      // from step to step, so exact size classes alone would rarely match.
+      auto it = by_size_.lower_bound(size);
+      if (it != by_size_.end() && it->first <= size / 2 * 3) {
+        void* data = it->second.data;
+        const size_t block = it->first;
+        by_age_.erase(it->second.stamp);
+        by_size_.erase(it);
+        stats_.cached_bytes -= block;
+        stats_.live_bytes += block;
         ++stats_.cache_hits;
-        live_.emplace(data, size);
+        live_.emplace(data, block);
         return data;
       }
+      // A miss: give back at least as many cached bytes as the new block takes (least recently
+      // freed first: blocks of shapes no longer used), so the footprint (live + cached) does not
+      // creep up with every new batch shape.
+      size_t freed = 0;
+      while (freed < size && !by_age_.empty()) freed += free_oldest_locked();
+      stats_.live_bytes += size;
     }
     void* data = system_alloc(size);
     std::lock_guard<std::mutex> lock(mu_);
@@ -95,7 +105,8 @@ class CachingCpuAllocator final : public c10::Allocator {
         self.live_.erase(it);
         self.stats_.live_bytes -= size;
         if (self.stats_.cached_bytes + size <= self.max_cached_) {
-          self.free_[size].push_back(data);
+          const uint64_t stamp = ++self.clock_;
+          self.by_age_.emplace(stamp, self.by_size_.emplace(size, Cached{data, stamp}));
           self.stats_.cached_bytes += size;
           return;
         }
@@ -106,18 +117,31 @@ class CachingCpuAllocator final : public c10::Allocator {
 
   // Frees cached blocks until at most `keep` bytes stay cached. Caller holds mu_.
   void trim_locked(size_t keep) {
-    for (auto& [size, blocks] : free_) {
-      while (!blocks.empty() && stats_.cached_bytes > keep) {
-        std::free(blocks.back());
-        blocks.pop_back();
-        stats_.cached_bytes -= size;
-      }
-    }
+    while (stats_.cached_bytes > keep && !by_age_.empty()) free_oldest_locked();
+  }
+
+  // Frees the least recently cached block; returns its size. Caller holds mu_, cache non-empty.
+  size_t free_oldest_locked() const {
+    auto oldest = by_age_.begin();
+    const auto block = oldest->second;
+    const size_t size = block->first;
+    std::free(block->second.data);
+    stats_.cached_bytes -= size;
+    by_size_.erase(block);
+    by_age_.erase(oldest);
+    return size;
   }
 
   mutable std::mutex mu_;
-  mutable std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> blocks
-  mutable std::unordered_map<void*, size_t> live_;               // cached-class blocks in use
+  struct Cached {
+    void* data;
+    uint64_t stamp;  // when it was cached (clock_)
+  };
+  using BySize = std::multimap<size_t, Cached>;
+  mutable BySize by_size_;                               // block size -> cached block
+  mutable std::map<uint64_t, BySize::iterator> by_age_;  // stamp -> cached block
+  uint64_t clock_ = 0;
+  mutable std::unordered_map<void*, size_t> live_;  // cached-class blocks in use
   mutable CpuAllocatorStats stats_;
   size_t max_cached_ = size_t{4} << 30;
 };

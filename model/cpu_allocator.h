@@ -5,9 +5,11 @@
 // gradients, the dense [V,D] gradient of an embedding table). glibc returns blocks above its mmap
 // threshold (at most 32 MiB) to the kernel on free, so every step page-faults them in again; on a
 // VM a fault costs ~10 µs per 4 KiB page (measured here: a fresh 207 MB tensor 0.4–0.7 s, the
-// same tensor reused 10 ms). This allocator keeps freed blocks of >= kCachedMinBytes on free
-// lists by size class (sizes rounded up to 1/8 of their power of two, <= 12.5 % slack) and hands
-// them out again; blocks of >= 2 MiB are 2 MiB-aligned and advised as transparent huge pages.
+// same tensor reused 10 ms). This allocator keeps freed blocks of >= kCachedMinBytes (sizes
+// rounded up to 1/8 of their power of two, <= 12.5 % slack) and hands out the smallest cached
+// block of at least the request and at most 1.5× it; on a miss it first frees as many cached
+// bytes as the new block takes (least recently cached first), so new batch shapes do not make
+// the footprint creep. Blocks of >= 2 MiB are 2 MiB-aligned and advised as transparent huge pages.
 // Smaller requests go to posix_memalign/free as in LibTorch's default CPU allocator (64-byte
 // alignment). The cache holds at most `max_cached_bytes`; a block freed beyond that goes back
 // to the kernel. Thread-safe. Installation is process-wide and idempotent; tensors allocated

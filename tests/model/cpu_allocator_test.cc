@@ -65,6 +65,33 @@ TEST(CpuAllocatorTest, CapBoundsCachedBytesAndReleaseEmptiesCache) {
   install_caching_cpu_allocator();  // back to the default cap
 }
 
+TEST(CpuAllocatorTest, BestFitServesSlightlySmallerShapes) {
+  install_caching_cpu_allocator();
+  release_cached_cpu_memory();
+  const void* block = nullptr;
+  {
+    torch::Tensor t = torch::empty({int64_t{2} << 20});  // 8 MiB
+    block = t.data_ptr();
+  }
+  torch::Tensor smaller = torch::empty({(int64_t{2} << 20) * 3 / 4});  // 6 MiB: 8 <= 1.5 × 6
+  EXPECT_EQ(smaller.data_ptr(), block);
+  torch::Tensor much_smaller = torch::empty({int64_t{1} << 19});  // 2 MiB: not from an 8 MiB
+  EXPECT_NE(much_smaller.data_ptr(), block);
+}
+
+TEST(CpuAllocatorTest, MissFreesLeastRecentlyCachedBlocksFirst) {
+  install_caching_cpu_allocator();
+  release_cached_cpu_memory();
+  torch::Tensor old_block = torch::empty({int64_t{2} << 20});  // 8 MiB
+  torch::Tensor new_block = torch::empty({int64_t{1} << 19});  // 2 MiB
+  old_block = torch::Tensor();                                 // cached first
+  new_block = torch::Tensor();                                 // cached second
+  ASSERT_EQ(caching_cpu_allocator_stats().cached_bytes, size_t{10} << 20);
+  torch::Tensor miss = torch::empty({int64_t{5} << 18});  // 5 MiB: neither block fits
+  // The 8 MiB block (oldest) covers the new 5 MiB; the recent 2 MiB one stays cached.
+  EXPECT_EQ(caching_cpu_allocator_stats().cached_bytes, size_t{2} << 20);
+}
+
 TEST(CpuAllocatorTest, ReusedBlocksHoldNewDataAndLiveBytesReturnToZero) {
   install_caching_cpu_allocator();
   const size_t live_before = caching_cpu_allocator_stats().live_bytes;
