@@ -14,6 +14,7 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
+#include "eval/embedding_metrics.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
 #include "tools/model_client.h"
@@ -38,6 +39,7 @@ struct NeighborArgs {
   std::string query;
   size_t k = 10;
   std::string vocab;
+  std::string index;  // embeddings of the candidates (`morpheus embed` output)
 };
 
 Status run_export(ExportArgs args) {
@@ -144,17 +146,73 @@ Status run_embed(const EmbedArgs& args) {
   return ok_status();
 }
 
-Status run_neighbors(const NeighborArgs& args) {
-  MORPHEUS_RETURN_IF_ERROR(utf8::validate(args.query));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
-  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
+// Candidate words and their embeddings [V,D] (rows not yet normalised) for `neighbors`, and the
+// query's embedding [1,D]: from --index (no model needed when the query is in it) or by
+// embedding the candidate list with the model.
+struct NeighborSpace {
+  std::vector<std::string> words;
+  torch::Tensor candidates, query;
+};
+
+StatusOr<NeighborSpace> neighbor_space(const NeighborArgs& args) {
+  NeighborSpace space;
+  std::unique_ptr<NeuralTokenizer> tok;
+  const NeuralSegmenter* seg = nullptr;
+  auto load_model = [&]() -> Status {
+    if (args.model.empty()) {
+      return invalid_argument("neighbors: \"" + args.query + "\" is not in " + args.index,
+                              "give --model TOKENIZER_DIR to embed the query");
+    }
+    MORPHEUS_ASSIGN_OR_RETURN(tok, load_tokenizer(args.model, 0));
+    MORPHEUS_ASSIGN_OR_RETURN(seg, tok->segmenter());
+    return ok_status();
+  };
+  if (!args.index.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(eval::Embeddings e, eval::load_embeddings(args.index));
+    const auto rows = static_cast<int64_t>(e.vectors.rows);
+    const auto cols = static_cast<int64_t>(e.vectors.cols);
+    space.candidates = torch::from_blob(e.vectors.data.data(), {rows, cols}).clone();
+    const long row = e.find(args.query);
+    if (row >= 0) {
+      space.query = space.candidates.slice(0, row, row + 1);
+    } else {
+      MORPHEUS_RETURN_IF_ERROR(load_model());
+      space.query = seg->embed({args.query});
+      if (space.query.size(1) != cols) {
+        return invalid_argument(args.index + ": " + std::to_string(cols) +
+                                    "-dimensional vectors, the model's are " +
+                                    std::to_string(space.query.size(1)),
+                                "build the index with `morpheus embed --model` of this model");
+      }
+    }
+    space.words = std::move(e.words);
+    return space;
+  }
+  if (args.model.empty()) {
+    return invalid_argument("neighbors: needs --model, --index, or both",
+                            "--index FILE.npy|FILE.vec from `morpheus embed` skips re-embedding "
+                            "the candidates");
+  }
+  MORPHEUS_RETURN_IF_ERROR(load_model());
   const std::string vocab_path =
       args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(vocab_path));
-  const torch::Tensor emb = torch::nn::functional::normalize(
-      embed_in_blocks(*seg, words), torch::nn::functional::NormalizeFuncOptions().dim(1));
-  const torch::Tensor q = torch::nn::functional::normalize(
-      seg->embed({args.query}), torch::nn::functional::NormalizeFuncOptions().dim(1));
+  MORPHEUS_ASSIGN_OR_RETURN(space.words, read_word_list(vocab_path));
+  space.candidates = embed_in_blocks(*seg, space.words);
+  space.query = seg->embed({args.query});
+  return space;
+}
+
+Status run_neighbors(const NeighborArgs& args) {
+  MORPHEUS_RETURN_IF_ERROR(utf8::validate(args.query));
+  if (!args.index.empty() && !args.vocab.empty()) {
+    return invalid_argument("neighbors: --index and --vocab exclude each other",
+                            "the words of the index are the candidates");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(NeighborSpace space, neighbor_space(args));
+  const std::vector<std::string>& words = space.words;
+  const auto unit = torch::nn::functional::NormalizeFuncOptions().dim(1);
+  const torch::Tensor emb = torch::nn::functional::normalize(space.candidates, unit);
+  const torch::Tensor q = torch::nn::functional::normalize(space.query, unit);
   const torch::Tensor scores = torch::matmul(emb, q.t()).squeeze(1).contiguous();
   const float* s = scores.data_ptr<float>();
   std::vector<size_t> order;
@@ -227,11 +285,16 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
 
   auto nargs = std::make_shared<NeighborArgs>();
   CLI::App* nb = app.add_subcommand("neighbors", "Exact cosine nearest neighbours of a word");
-  nb->add_option("--model", nargs->model, "Tokenizer directory (morpheus export)")->required();
+  nb->add_option("--model", nargs->model,
+                 "Tokenizer directory (morpheus export); optional with --index when the query "
+                 "is in the index");
   nb->add_option("--query", nargs->query, "Query word")->required();
   nb->add_option("-k", nargs->k, "Neighbours to print")->capture_default_str();
   nb->add_option("--vocab", nargs->vocab,
                  "Candidate words (word[<TAB>count] per line; default: the tokenizer's words.tsv)");
+  nb->add_option("--index", nargs->index,
+                 "Candidates with their vectors: FILE.npy (+ FILE.vocab) or FILE.vec written by "
+                 "`morpheus embed` (nothing is re-embedded)");
   registry.add(nb, [nargs] { return run_neighbors(*nargs); });
 }
 

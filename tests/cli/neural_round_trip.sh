@@ -2,9 +2,9 @@
 # neural_round_trip.sh MORPHEUS PREPARE_DIR CONFIG CHECK_FILE...
 # Prepares the tiny corpus, trains a tiny model for 2 steps, exports a tokenizer and checks:
 # decode(encode(f)) == f byte for byte for every CHECK_FILE (absent files are skipped), segment
-# and segment --text formats, embed .npy (header) + .vocab and .vec, neighbors -k; without model/
-# the exported words still encode (segmentation table) and decode works, a new word fails
-# clearly; a format-1 directory asks for a re-export.
+# and segment --text formats, embed .npy (header) + .vocab and .vec, neighbors -k and --index;
+# without model/ the exported words still encode (segmentation table) and decode works, a new
+# word fails clearly; a format-1 directory asks for a re-export.
 set -u
 m=$1 prep=$2 config=$3; shift 3
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -42,6 +42,23 @@ head -c 128 "$dir/e.npy" | grep -aq "'shape': (3, " || fail "npy shape"
 head -1 "$dir/e.vec" | grep -q '^3 [0-9]*$' || fail "vec header"
 "$m" neighbors --model "$dir/tok" --query evler -k 2 > "$dir/nb" || fail neighbors
 [ "$(wc -l < "$dir/nb")" = 2 ] || { cat "$dir/nb"; fail "neighbors count"; }
+# neighbors --index: the vectors of `embed` are the candidates (nothing re-embedded); the same
+# ranking as embedding those words with the model; no model needed for a query in the index.
+"$m" neighbors --model "$dir/tok" --vocab "$dir/words" --query evler -k 2 | cut -f1 > "$dir/nb1" \
+  || fail "neighbors --vocab"
+for ext in npy vec; do
+  "$m" neighbors --index "$dir/e.$ext" --query evler -k 2 | cut -f1 > "$dir/nb2" \
+    || fail "neighbors --index e.$ext"
+  cmp "$dir/nb1" "$dir/nb2" || { cat "$dir/nb1" "$dir/nb2"; fail "--index e.$ext ranking"; }
+done
+"$m" neighbors --index "$dir/e.npy" --model "$dir/tok" --query kitaplar -k 3 > "$dir/nb3" \
+  || fail "neighbors --index with a query outside the index"
+[ "$(wc -l < "$dir/nb3")" = 3 ] || { cat "$dir/nb3"; fail "neighbors --index count"; }
+"$m" neighbors --index "$dir/e.npy" --query kitaplar > /dev/null 2> "$dir/err" \
+  && fail "query outside the index accepted without --model"
+grep -q -- "--model" "$dir/err" || { cat "$dir/err"; fail "no --model hint"; }
+"$m" neighbors --index "$dir/e.npy" --vocab "$dir/words" --query evler > /dev/null 2> "$dir/err" \
+  && fail "--index with --vocab accepted"
 # The table serves the exported words without the model; decode never needs it.
 cp -r "$dir/tok" "$dir/nomodel" && rm -r "$dir/nomodel/model"
 "$m" encode --model "$dir/nomodel" "$prep/corpus.txt" > "$dir/ids2" || fail "encode without model"
