@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "core/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <random>
+#include <system_error>
+#include <vector>
 
 #include "core/utf8.h"
 
@@ -94,9 +99,74 @@ Status make_dirs(const std::string& path) {
 
 AtomicFileWriter::~AtomicFileWriter() { abort(); }
 
+namespace {
+
+// The pid of a temp name <target>.tmp.<pid>, <target>.tmp-<pid> or <target>.tmp.<pid>.<8 hex>
+// (the last ".tmp" of `name`), with <target> non-empty and equal to `target` unless that is
+// empty; 0 when `name` is not such a name.
+long long temp_name_pid(const std::string& name, const std::string& target) {
+  const size_t at = name.rfind(".tmp");
+  if (at == std::string::npos || at == 0) return 0;
+  if (!target.empty() && name.compare(0, at, target) != 0) return 0;
+  if (!target.empty() && at != target.size()) return 0;
+  size_t end = at + 4;
+  if (end >= name.size() || (name[end] != '.' && name[end] != '-')) return 0;
+  ++end;
+  const size_t digits = end;
+  long long pid = 0;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9' && pid < (1LL << 40)) {
+    pid = pid * 10 + (name[end] - '0');
+    ++end;
+  }
+  if (end == digits) return 0;
+  if (end < name.size()) {  // only the 8 hex digits of temp_name_for may follow
+    const std::string tail = name.substr(end);
+    if (tail.size() != 9 || tail[0] != '.' ||
+        tail.find_first_not_of("0123456789abcdef", 1) != std::string::npos) {
+      return 0;
+    }
+  }
+  return pid;
+}
+
+// Removes the entries of `dir` that are temp names (of `target`, or of anything when `target`
+// is empty) of processes that no longer run.
+size_t remove_dead_temps(const std::string& dir_path, const std::string& target) {
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (dir == nullptr) return 0;
+  std::vector<std::string> stale;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    const long long pid = temp_name_pid(name, target);
+    if (pid <= 0 || pid == static_cast<long long>(::getpid())) continue;
+    // ESRCH: no such process. EPERM means it runs under another user: keep it.
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    stale.push_back(path_join(dir_path, name));
+  }
+  ::closedir(dir);
+  size_t removed = 0;
+  for (const std::string& victim : stale) {
+    std::error_code ec;
+    if (std::filesystem::remove_all(victim, ec) > 0 && !ec) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace
+
+size_t remove_stale_temps(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty()) return 0;
+  return remove_dead_temps(parent_dir(path), name);
+}
+
+size_t remove_stale_temps_in(const std::string& dir) { return remove_dead_temps(dir, ""); }
+
 Status AtomicFileWriter::open(const std::string& path) {
   abort();
   if (dir_exists(path)) return invalid_argument(path + " is a directory, expected a file path");
+  remove_stale_temps(path);
   path_ = path;
   temp_path_ = temp_name_for(path);
   file_ = std::fopen(temp_path_.c_str(), "wb");

@@ -74,6 +74,15 @@ class LineReader {
   Status status_;
 };
 
+// Removes temporary siblings of `path` that a killed process left behind: entries of path's
+// directory named <name>.tmp.<pid>, <name>.tmp-<pid> or <name>.tmp.<pid>.<8 hex digits> (the
+// atomic writers' temp names, nothing else) whose <pid> is not a running process here. The caller's
+// own pid and live pids are kept. Best effort: returns how many entries were removed, never fails.
+size_t remove_stale_temps(const std::string& path);
+// The same for every entry of `dir` with such a name (whatever it is the temp of): for output
+// directories whose killed writer may have been writing a file that is never written again.
+size_t remove_stale_temps_in(const std::string& dir);
+
 // Creates a directory and its parents (like mkdir -p).
 Status make_dirs(const std::string& path);
 bool file_exists(const std::string& path);

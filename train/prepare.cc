@@ -236,6 +236,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   json summary;
   json stage_seconds = json::object();
   MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+  remove_stale_temps_in(options.out_dir);  // of a killed earlier run
   const std::string stamps_path = path_join(options.out_dir, "stamps.json");
   json stamps = json::object();
   if (file_exists(stamps_path)) {

@@ -3,6 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -123,7 +124,8 @@ void set_cpu_rng_state(const torch::Tensor& state) {
 // Saves a tensor/optimizer archive to a temp file renamed into place.
 template <typename T>
 Status save_archive_atomic(const T& value, const std::string& path) {
-  const std::string tmp = path + ".tmp";
+  remove_stale_temps(path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   try {
     torch::save(value, tmp);
   } catch (const c10::Error& e) {
@@ -325,6 +327,9 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
 
   MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
   const std::string ckpt_root = path_join(options.out_dir, "checkpoints");
+  // Temp files and directories of a killed earlier run (a checkpoint it never finished).
+  remove_stale_temps_in(options.out_dir);
+  remove_stale_temps_in(ckpt_root);
   const std::string metrics_path = path_join(options.out_dir, "metrics.jsonl");
   LoopState state;
   model::MorpheusWithHeads module{nullptr};

@@ -8,7 +8,8 @@
 #     checkpoints/latest is half written;
 #   * export: the tokenizer directory equals an uninterrupted export (every file byte for byte),
 #     and right after the kill, encode on whatever is at --out either works or fails cleanly
-#     (exit 1), never crashes.
+#     (exit 1), never crashes;
+#   * no temp file or directory of a killed run survives its rerun.
 # The corpus is tests/data/prepare/corpus.txt repeated (so that prepare takes long enough to be
 # killed mid-way). Label: slow (about a minute).
 set -u
@@ -93,6 +94,7 @@ for d in "${delays[@]}"; do
   done
   echo "export: kill at ${d}s ($r) -> rerun ok, tokenizer identical"
 done
+# Each rerun removes what its killed predecessor left (temp names carry the writer's pid).
 leftovers=$(find "$dir" -name '*.tmp*' | head -5)
-[ -z "$leftovers" ] || echo "note: temp files left by killed runs: $leftovers"
+[ -z "$leftovers" ] || fail "temp files of killed runs survived the reruns: $leftovers"
 echo ok

@@ -3,6 +3,11 @@
 
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -95,6 +100,64 @@ TEST(FileUtilTest, MakeDirsCreatesParents) {
   ASSERT_TRUE(make_dirs(dir).ok());
   EXPECT_TRUE(dir_exists(dir));
   EXPECT_TRUE(make_dirs(dir).ok());
+}
+
+// The pid of a process that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST(FileUtilTest, RemoveStaleTempsRemovesOnlyTempsOfDeadProcesses) {
+  const std::string dir = testing::make_temp_dir("stale");
+  const std::string path = dir + "/out";
+  const std::string dead = std::to_string(dead_pid());
+  const std::string self = std::to_string(getpid());
+  const std::string parent = std::to_string(getppid());
+  ASSERT_TRUE(make_dirs(path + ".tmp-" + dead + "/model").ok());  // export dir
+  ASSERT_TRUE(write_file_atomic(path + ".tmp-" + dead + "/model/x", "x").ok());
+  ASSERT_TRUE(make_dirs(path + ".tmp." + dead).ok());                            // checkpoint dir
+  ASSERT_TRUE(write_file_atomic(path + ".tmp." + dead + ".0badf00d", "").ok());  // atomic file
+  const std::vector<std::string> kept = {
+      path + ".tmp." + self,              // ours
+      path + ".tmp." + parent,            // a live process
+      path + ".tmp." + dead + ".backup",  // not one of our names
+      path + ".tmp." + dead + "x",        // not a pid
+      dir + "/other.tmp." + dead,         // another target
+      path + ".tmp",                      // no pid
+  };
+  for (const std::string& k : kept) ASSERT_TRUE(write_file_atomic(k, "keep").ok());
+  EXPECT_EQ(remove_stale_temps(path), 3u);
+  EXPECT_FALSE(dir_exists(path + ".tmp-" + dead));
+  EXPECT_FALSE(dir_exists(path + ".tmp." + dead));
+  EXPECT_FALSE(file_exists(path + ".tmp." + dead + ".0badf00d"));
+  for (const std::string& k : kept) EXPECT_TRUE(file_exists(k)) << k;
+}
+
+TEST(FileUtilTest, RemoveStaleTempsInClearsEveryDeadTempOfADirectory) {
+  const std::string dir = testing::make_temp_dir("stale_in");
+  const std::string dead = std::to_string(dead_pid());
+  ASSERT_TRUE(make_dirs(dir + "/step_2.tmp." + dead).ok());
+  ASSERT_TRUE(write_file_atomic(dir + "/optimizer.pt.tmp." + dead, "").ok());
+  ASSERT_TRUE(write_file_atomic(dir + "/latest", "step_2").ok());  // before: it clears its own
+  ASSERT_TRUE(write_file_atomic(dir + "/latest.tmp." + dead + ".abcdef01", "").ok());
+  ASSERT_TRUE(write_file_atomic(dir + "/notes.tmp." + std::to_string(getppid()), "").ok());
+  ASSERT_TRUE(write_file_atomic(dir + "/.tmp." + dead, "").ok());  // no target name
+  EXPECT_EQ(remove_stale_temps_in(dir), 3u);
+  EXPECT_EQ(count_entries(dir), 3);  // latest, the live process's temp, ".tmp.<pid>"
+}
+
+TEST(FileUtilTest, AtomicWriteClearsTempOfKilledWriter) {
+  const std::string dir = testing::make_temp_dir("killed");
+  const std::string path = dir + "/out.txt";
+  const std::string leftover = path + ".tmp." + std::to_string(dead_pid()) + ".12345678";
+  ASSERT_TRUE(write_file_atomic(leftover, "partial").ok());
+  ASSERT_TRUE(write_file_atomic(path, "whole").ok());
+  EXPECT_FALSE(file_exists(leftover));
+  EXPECT_EQ(count_entries(dir), 1);
 }
 
 }  // namespace
