@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // segmentation_bench [--threads N] [--reps R] [--skip-train] [--only fused|ops|naive]
-//                    [--profile] [--system-allocator]:
+//                    [--profile] [--system-allocator] [--no-row-packing]:
 //   1. forward+backward of the Poisson–binomial segmentation for 8,192 words × 32 positions ×
 //      12 segments: fused CPU kernel and tensor-op version vs a naive autograd loop (the
 //      reference's per-position Python loop), measured in the same run; prints the speed-up.
 //   2. one training step (forward, all four losses, backward, AdamW) of configs/paper.json
 //      defaults at batch 32 sentences on CPU, synthetic words; prints words/s.
 //   --system-allocator: LibTorch's default allocator instead of the caching one morpheus-torch
-//      installs.
+//      installs. --no-row-packing: position-wise layers on every (also padded) row.
 //   --profile: instead, the wall time of each part of that training step (forward per module and
 //      objective, backward by autograd node type, clipping, AdamW).
 #include <torch/csrc/autograd/profiler_legacy.h>
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "model/attention.h"
 #include "model/boundary_detector.h"
 #include "model/config.h"
 #include "model/cpu_allocator.h"
@@ -311,16 +312,21 @@ int main(int argc, char** argv) {
       train = false;
     } else if (std::strcmp(argv[i], "--system-allocator") == 0) {
       caching = false;
+    } else if (std::strcmp(argv[i], "--no-row-packing") == 0) {
+      morpheus::model::ValidRows::set_packing_enabled(false);
     } else {
       std::fprintf(stderr,
                    "usage: segmentation_bench [--threads N] [--reps R] [--skip-train] "
-                   "[--only fused|ops|naive] [--profile] [--system-allocator]\n");
+                   "[--only fused|ops|naive] [--profile] [--system-allocator] "
+                   "[--no-row-packing]\n");
       return 2;
     }
   }
   // As in `morpheus-torch` (all measured kernels share it); --system-allocator: glibc's.
   if (caching) morpheus::model::install_caching_cpu_allocator();
-  std::printf("CPU allocator: %s\n", caching ? "caching (model/cpu_allocator.h)" : "system");
+  std::printf("CPU allocator: %s; position-wise layers on %s\n",
+              caching ? "caching (model/cpu_allocator.h)" : "system",
+              morpheus::model::ValidRows::packing_enabled() ? "valid rows only" : "every row");
   if (profile) {
     profile_train_step(std::max(1, reps / 2));
     return 0;

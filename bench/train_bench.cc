@@ -7,7 +7,8 @@
 // caching CPU allocator `morpheus-torch` installs (model/cpu_allocator.h) and with LibTorch's
 // default (glibc) allocator, with the ratio of the two.
 //   train_bench --data DIR [--steps 6] [--batch-windows 32] [--threads N] [--config F.json]...
-//               [--allocator both|caching|system]
+//               [--allocator both|caching|system] [--no-row-packing]
+// --no-row-packing: position-wise layers on every padded row (model/attention.h ValidRows).
 // Every config runs with train.grad_accum=1, train.batch_windows=B (so both configs see the same
 // batches), train.log_every=1, and a single dev window for the final evaluation.
 #include <sys/resource.h>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "model/attention.h"
 #include "model/cpu_allocator.h"
 #include "tools/config_loader.h"
 #include "train/trainer.h"
@@ -42,11 +44,13 @@ struct Options {
   int threads = 1;
   std::vector<std::string> configs;
   std::string allocator = "both";
+  bool row_packing = true;
 };
 
 // Child: trains `steps` steps of `config` into `out`; exit status 0 on success.
 int child_main(const Options& o, const std::string& config, const std::string& out, bool caching) {
   if (caching) morpheus::model::install_caching_cpu_allocator();
+  morpheus::model::ValidRows::set_packing_enabled(o.row_packing);
   morpheus::set_log_level(morpheus::LogLevel::kWarning);
   auto resolved = morpheus::tools::load_config(
       {config}, {"train.max_steps=" + std::to_string(o.steps), "train.grad_accum=1",
@@ -143,6 +147,8 @@ int main(int argc, char** argv) {
       o.threads = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--config" && i + 1 < argc) {
       o.configs.push_back(argv[++i]);
+    } else if (a == "--no-row-packing") {
+      o.row_packing = false;
     } else if (a == "--allocator" && i + 1 < argc) {
       o.allocator = argv[++i];
       if (o.allocator != "both" && o.allocator != "caching" && o.allocator != "system") {
@@ -155,11 +161,12 @@ int main(int argc, char** argv) {
     }
   }
   if (o.data.empty()) {
-    std::fprintf(stderr,
-                 "usage: train_bench --data PREPARED_DIR [--steps 6] [--batch-windows 32] "
-                 "[--threads 1] [--config F.json]... [--allocator both|caching|system]\n"
-                 "  PREPARED_DIR is a `morpheus prepare` "
-                 "output (train.cache, dev.cache, vocabularies)\n");
+    std::fprintf(
+        stderr,
+        "usage: train_bench --data PREPARED_DIR [--steps 6] [--batch-windows 32] "
+        "[--threads 1] [--config F.json]... [--allocator both|caching|system] [--no-row-packing]\n"
+        "  PREPARED_DIR is a `morpheus prepare` "
+        "output (train.cache, dev.cache, vocabularies)\n");
     return 2;
   }
   if (o.configs.empty()) {
@@ -168,8 +175,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "training throughput on CPU, data %s, %d steps of %d windows (grad_accum 1), "
-      "%d threads; words/s = median over steps 2..%d\n",
-      o.data.c_str(), o.steps, o.batch_windows, o.threads, o.steps);
+      "%d threads; words/s = median over steps 2..%d; position-wise layers on %s\n",
+      o.data.c_str(), o.steps, o.batch_windows, o.threads, o.steps,
+      o.row_packing ? "valid rows only" : "every row");
   std::vector<bool> modes;
   if (o.allocator != "system") modes.push_back(true);
   if (o.allocator != "caching") modes.push_back(false);

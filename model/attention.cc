@@ -4,10 +4,30 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <cmath>
 #include <vector>
 
 namespace morpheus::model {
+namespace {
+
+std::atomic<bool> g_row_packing{true};
+
+}  // namespace
+
+ValidRows::ValidRows(const torch::Tensor& mask) {
+  TORCH_CHECK(mask.dim() == 2 && mask.dtype() == torch::kBool, "mask must be bool [B,T], got ",
+              mask.sizes(), " ", mask.dtype());
+  if (mask.device().is_cpu() && g_row_packing.load()) {
+    index_ = mask.reshape({-1}).nonzero().squeeze(1);
+  } else {
+    maskf_ = mask.unsqueeze(-1).to(torch::kFloat);
+  }
+}
+
+void ValidRows::set_packing_enabled(bool enabled) { g_row_packing.store(enabled); }
+
+bool ValidRows::packing_enabled() { return g_row_packing.load(); }
 
 torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, const torch::Tensor& key_mask,
@@ -52,12 +72,16 @@ torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& 
   const int64_t dh = d / num_heads;
   // unbind, not three selects: its backward stacks the three gradients into one tensor, where
   // each SelectBackward would zero-fill a full [3,B,H,T,Dh] tensor and then sum the three.
-  std::vector<torch::Tensor> parts =
-      qkv(x).view({b, t, 3, num_heads, dh}).permute({2, 0, 3, 1, 4}).unbind(0);
+  const ValidRows rows(mask);
+  std::vector<torch::Tensor> parts = rows.apply(x, [&](const torch::Tensor& r) { return qkv(r); })
+                                         .view({b, t, 3, num_heads, dh})
+                                         .permute({2, 0, 3, 1, 4})
+                                         .unbind(0);
   torch::Tensor q = rope->forward(parts[0]);
   torch::Tensor k = rope->forward(parts[1]);
   torch::Tensor out = scaled_dot_attention(q, k, parts[2], mask, false, dropout, training);
-  return proj(out.transpose(1, 2).reshape({b, t, d}));
+  return rows.apply(out.transpose(1, 2).reshape({b, t, d}),
+                    [&](const torch::Tensor& r) { return proj(r); });
 }
 
 torch::nn::Sequential make_ffn(int64_t dim, int64_t hidden, double dropout) {

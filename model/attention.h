@@ -19,6 +19,33 @@
 
 namespace morpheus::model {
 
+// Position-wise layers (projections, FFN, gap scorers) on the valid rows only. A batch of
+// words is padded to its longest word, so 30–60 % of the [B,T] positions are padding; on CPU
+// apply() gathers the valid rows into [R,Din], runs fn, and scatters [R,Dout] back (GEMM work
+// proportional to the real characters). Elsewhere (CUDA: the index would cost a host sync) fn
+// runs on every row. Either way the rows outside the mask of the result are 0, so the two paths
+// agree exactly up to float rounding.
+class ValidRows {
+ public:
+  // mask [B,T] bool, true = valid.
+  explicit ValidRows(const torch::Tensor& mask);
+  // x [B,T,Din], fn row-wise [R,Din] -> [R,Dout]  ->  [B,T,Dout], 0 outside the mask.
+  template <typename Fn>
+  torch::Tensor apply(const torch::Tensor& x, Fn&& fn) const {
+    if (!index_.defined()) return fn(x) * maskf_;
+    const int64_t b = x.size(0), t = x.size(1);
+    torch::Tensor y = fn(x.reshape({b * t, x.size(2)}).index_select(0, index_));
+    return torch::zeros({b * t, y.size(1)}, y.options()).index_copy(0, index_, y).view({b, t, -1});
+  }
+  // Packing on CPU can be switched off (tests and benchmarks compare the two paths). Global.
+  static void set_packing_enabled(bool enabled);
+  static bool packing_enabled();
+
+ private:
+  torch::Tensor index_;  // [R] int64 flat indices of the valid rows; undefined = dense path
+  torch::Tensor maskf_;  // [B,T,1] float mask of the dense path
+};
+
 // softmax(q·kᵀ/√Dh + masks)·v. key_mask [B,Tk] bool (true = valid) may be undefined; causal
 // masks key j > query i. Queries whose keys are all masked get a zero output.
 // Dropout on the attention weights with probability `dropout` when `training`.

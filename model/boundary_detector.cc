@@ -39,10 +39,11 @@ torch::Tensor DetectorLayerImpl::forward(const torch::Tensor& x, const torch::Te
   return norm(x + drop(a)) * mask.unsqueeze(-1).to(x.dtype());
 }
 
-torch::Tensor DetectorLayerImpl::score(const torch::Tensor& h) {
+torch::Tensor DetectorLayerImpl::score(const torch::Tensor& h, const ValidRows& gaps) {
   const int64_t t = h.size(1);
   torch::Tensor pair = torch::cat({h.slice(1, 0, t - 1), h.slice(1, 1, t)}, -1);  // [B,T-1,2D]
-  return boundary_scorer->forward(pair).squeeze(-1);
+  return gaps.apply(pair, [&](const torch::Tensor& r) { return boundary_scorer->forward(r); })
+      .squeeze(-1);
 }
 
 BoundaryDetectorOptions make_detector_options(const ModelConfig& c) {
@@ -95,11 +96,13 @@ DetectorOutput BoundaryDetectorImpl::forward(const torch::Tensor& hidden,
   DetectorOutput out;
   torch::Tensor maskf = mask.unsqueeze(-1).to(hidden.dtype());
   torch::Tensor h = hidden;
+  const ValidRows rows(mask), gaps(gap_mask(mask));
   for (size_t l = 0; l < layers->size(); ++l) {
     auto* layer = layers[l]->as<DetectorLayer>();
     h = layer->forward(h, mask);
-    h = (h + ffns[l]->as<torch::nn::Sequential>()->forward(h)) * maskf;
-    out.layer_logits.push_back(layer->score(h));
+    torch::nn::SequentialImpl& ffn = *ffns[l]->as<torch::nn::Sequential>();
+    h = (h + rows.apply(h, [&](const torch::Tensor& r) { return ffn.forward(r); })) * maskf;
+    out.layer_logits.push_back(layer->score(h, gaps));
   }
   out.logits = out.layer_logits.back();
   return out;

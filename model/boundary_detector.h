@@ -47,8 +47,8 @@ class DetectorLayerImpl : public torch::nn::Cloneable<DetectorLayerImpl> {
   void reset() override;
   // x [B,T,D], mask [B,T] -> LayerNorm(x + attn(x)) [B,T,D] zero at padding.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask);
-  // h [B,T,D] -> gap logits [B,T-1].
-  torch::Tensor score(const torch::Tensor& h);
+  // h [B,T,D], gaps: ValidRows of gap_mask(mask) [B,T-1] -> logits [B,T-1], 0 at invalid gaps.
+  torch::Tensor score(const torch::Tensor& h, const ValidRows& gaps);
 
   DetectorLayerOptions options;
   torch::nn::Linear qkv{nullptr}, proj{nullptr};

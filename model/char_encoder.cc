@@ -101,9 +101,11 @@ torch::Tensor CharEncoderImpl::forward(const torch::Tensor& char_ids,
   torch::Tensor maskf = mask.unsqueeze(-1).to(e.dtype());
   torch::Tensor h = embed_proj(e) * maskf;
   h = cnn(h, mask);
+  const ValidRows rows(mask);
   for (size_t l = 0; l < attn_layers->size(); ++l) {
     h = attn_layers[l]->as<RopeSelfAttention>()->forward(h, mask);
-    h = (h + ffns[l]->as<torch::nn::Sequential>()->forward(h)) * maskf;
+    torch::nn::SequentialImpl& ffn = *ffns[l]->as<torch::nn::Sequential>();
+    h = (h + rows.apply(h, [&](const torch::Tensor& r) { return ffn.forward(r); })) * maskf;
   }
   return final_norm(h) * maskf;
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "tests/model/model_test_util.h"
 
 namespace morpheus::model {
@@ -57,6 +59,32 @@ TEST(MultiheadAttentionTest, CausalMaskIgnoresFuture) {
   x2.slice(1, 3) = torch::randn({1, 3, 8});
   torch::Tensor y2 = mha->forward(x2, x2, {}, true);
   EXPECT_LT((y1.slice(1, 0, 3) - y2.slice(1, 0, 3)).abs().max().item<double>(), 1e-6);
+}
+
+TEST(ValidRowsTest, PackedApplyEqualsDenseAndZeroesInvalidRows) {
+  torch::manual_seed(31);
+  torch::Tensor x = torch::randn({4, 7, 5}, torch::kDouble);
+  torch::Tensor mask = torch::arange(7).unsqueeze(0) < torch::tensor({7, 3, 0, 5}).unsqueeze(1);
+  torch::nn::Linear lin(5, 6);
+  lin->to(torch::kDouble);
+  std::vector<torch::Tensor> outs, grads;
+  for (bool packing : {true, false}) {
+    ValidRows::set_packing_enabled(packing);
+    torch::Tensor xi = x.clone().requires_grad_(true);
+    const ValidRows rows(mask);
+    torch::Tensor y = rows.apply(xi, [&](const torch::Tensor& r) { return lin(r); });
+    (y * y).sum().backward();
+    outs.push_back(y.detach());
+    grads.push_back(xi.grad());
+  }
+  ValidRows::set_packing_enabled(true);
+  EXPECT_EQ(outs[0].sizes(), (std::vector<int64_t>{4, 7, 6}));
+  EXPECT_LT((outs[0] - outs[1]).abs().max().item<double>(), 1e-12);
+  EXPECT_LT((grads[0] - grads[1]).abs().max().item<double>(), 1e-12);
+  torch::Tensor expected = lin(x) * mask.unsqueeze(-1);
+  EXPECT_LT((outs[0] - expected).abs().max().item<double>(), 1e-12);
+  EXPECT_EQ(outs[0].masked_select(mask.logical_not().unsqueeze(-1)).abs().sum().item<double>(),
+            0.0);
 }
 
 }  // namespace

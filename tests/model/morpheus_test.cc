@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "model/attention.h"
+#include "model/boundary_detector.h"
 #include "model/losses.h"
 #include "tests/model/model_test_util.h"
 
@@ -57,6 +62,42 @@ TEST(MorpheusTest, AddingPaddingChangesNoOutput) {
   EXPECT_LT((short_out.membership - wide_out.membership.slice(1, 0, t)).abs().max().item<double>(),
             kMorpheusPadTol);
   EXPECT_EQ(wide_out.membership.slice(1, t).abs().max().item<double>(), 0.0);
+}
+
+TEST(MorpheusTest, RowPackingMatchesDenseForwardAndGradients) {
+  // Position-wise layers on the valid rows only (CPU default) vs on every row.
+  ModelConfig c = testing::tiny_test_config();
+  MorpheusBatch b = testing::synthetic_batch(c, 3, 4, 12, 5);  // lengths 3..12: much padding
+  b.char_ids = torch::cat({b.char_ids, torch::zeros({b.char_ids.size(0), 5}, torch::kLong)}, 1);
+  b.case_flags = torch::cat({b.case_flags, torch::zeros_like(b.case_flags.slice(1, 0, 5))}, 1);
+  auto run = [&](bool packing) {
+    ValidRows::set_packing_enabled(packing);
+    torch::manual_seed(21);
+    Morpheus m(c);
+    m->train();  // dropout 0 in the tiny config: deterministic
+    MorpheusOutput out = m->forward(b.char_ids, b.case_flags);
+    (out.word_embeddings.pow(2).sum() + out.boundary_probs.sum() + out.char_hidden.sum())
+        .backward();
+    std::vector<torch::Tensor> r{out.word_embeddings.detach(), out.boundary_probs.detach(),
+                                 out.char_hidden.detach(), out.boundary_logits.detach()};
+    for (const auto& p : m->parameters()) {  // (some heads' parameters get no gradient here)
+      r.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+    }
+    return r;
+  };
+  const std::vector<torch::Tensor> packed = run(true);
+  const std::vector<torch::Tensor> dense = run(false);
+  ValidRows::set_packing_enabled(true);
+  ASSERT_EQ(packed.size(), dense.size());
+  for (size_t i = 0; i < packed.size(); ++i) {
+    const double scale = std::max(1.0, dense[i].abs().max().item<double>());
+    EXPECT_LT((packed[i] - dense[i]).abs().max().item<double>() / scale, kMorpheusPadTol)
+        << "tensor " << i;
+  }
+  // Logits of gaps that are not between two valid positions are 0 on both paths.
+  const torch::Tensor invalid_gaps = gap_mask(b.char_ids.ne(0)).logical_not();
+  EXPECT_EQ(packed[3].masked_select(invalid_gaps).abs().max().item<double>(), 0.0);
+  EXPECT_EQ(dense[3].masked_select(invalid_gaps).abs().max().item<double>(), 0.0);
 }
 
 TEST(MorpheusTest, HardInferenceGivesOneHotMembership) {
