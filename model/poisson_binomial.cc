@@ -65,6 +65,34 @@ void pb_dp_lengths(const bool* mask, int64_t n, int64_t t, int64_t* lengths) {
   }
 }
 
+// The kernels' view of a batch: probs [N,T-1], mask [N,T] and DP extents [N] (contiguous), S.
+template <typename T>
+struct PbBatch {
+  const T* probs;
+  const bool* mask;
+  const int64_t* lengths;
+  int64_t gaps, s;
+
+  struct Word {
+    const T* p;     // [T-1] gap probabilities
+    const bool* m;  // [T] valid positions
+    int64_t len;    // DP extent (pb_dp_lengths)
+  };
+  Word word(int64_t w) const { return {probs + w * gaps, mask + w * (gaps + 1), lengths[w]}; }
+  // Word w's output rows [T,S] in out_all [N,T,S], the rows >= its extent already set to 0.
+  T* output_rows(T* out_all, int64_t w) const {
+    T* out = out_all + w * (gaps + 1) * s;
+    std::fill(out + lengths[w] * s, out + (gaps + 1) * s, T(0));
+    return out;
+  }
+  // Word w's gap gradients [T-1] in gp_all [N,T-1], the gaps >= extent − 1 already set to 0.
+  T* gap_grads(T* gp_all, int64_t w) const {
+    T* gp = gp_all + w * gaps;
+    std::fill(gp + std::max<int64_t>(lengths[w] - 1, 0), gp + gaps, T(0));
+    return gp;
+  }
+};
+
 // ---- Generic fused kernel (any S): one DP row at a time through a small scratch buffer. ----
 
 // One DP row: cur[k] = prev[k]·q_k + prev[k−1]·p, q_k = 1 − p for k < S−1 and 1 for the sink.
@@ -81,16 +109,12 @@ inline void pb_step(const T* __restrict shifted, T p, int64_t s, T* __restrict c
 // Forward over words [begin, end): out rows j < len are f_j where mask[j] (else 0), rows
 // >= len are 0. Each output element is written once; the DP state stays in `scratch`.
 template <typename T>
-void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all, int64_t begin,
-                      int64_t end, int64_t gaps, int64_t s, T* out_all) {
-  const int64_t t = gaps + 1;
+void pb_forward_words(const PbBatch<T>& batch, int64_t begin, int64_t end, T* out_all) {
+  const int64_t s = batch.s;
   std::vector<T> scratch(static_cast<size_t>(2 * (s + 1)));
   for (int64_t w = begin; w < end; ++w) {
-    const T* p = p_all + w * gaps;
-    const bool* m = m_all + w * t;
-    const int64_t len = len_all[w];
-    T* out = out_all + w * t * s;
-    std::fill(out + len * s, out + t * s, T(0));
+    const auto [p, m, len] = batch.word(w);
+    T* out = batch.output_rows(out_all, w);
     if (len == 0) continue;
     T* a = scratch.data();  // a, b: 0 then f (S+1 values), alternating rows
     T* b = a + s + 1;
@@ -114,18 +138,15 @@ void pb_forward_words(const T* p_all, const bool* m_all, const int64_t* len_all,
 // with g'_j = g_j where mask[j], else 0, and λ_j[S] = 0. Gaps >= len−1 get 0. g is [N,T,S]
 // contiguous.
 template <typename T>
-void pb_backward_words(const T* p_all, const bool* m_all, const int64_t* len_all, const T* g_all,
-                       int64_t begin, int64_t end, int64_t gaps, int64_t s, T* gp_all) {
-  const int64_t t = gaps + 1, stride = s + 1;
+void pb_backward_words(const PbBatch<T>& batch, const T* g_all, int64_t begin, int64_t end,
+                       T* gp_all) {
+  const int64_t s = batch.s, t = batch.gaps + 1, stride = s + 1;
   std::vector<T> tab(static_cast<size_t>(t * stride));  // rows: a leading 0, then f_j
   std::vector<T> lam_buf(static_cast<size_t>(2 * stride));
   for (int64_t w = begin; w < end; ++w) {
-    const T* p = p_all + w * gaps;
-    const bool* m = m_all + w * t;
+    const auto [p, m, len] = batch.word(w);
     const T* g = g_all + w * t * s;
-    const int64_t len = len_all[w];
-    T* gp = gp_all + w * gaps;
-    std::fill(gp + std::max<int64_t>(len - 1, 0), gp + gaps, T(0));
+    T* gp = batch.gap_grads(gp_all, w);
     if (len <= 1) continue;
     tab[0] = T(0);
     tab[1] = T(1);
@@ -234,19 +255,14 @@ struct PbRow {
 };
 
 template <typename T>
-void pb_forward_words_vec(const T* p_all, const bool* m_all, const int64_t* len_all, int64_t begin,
-                          int64_t end, int64_t gaps, T* out_all) {
+void pb_forward_words_vec(const PbBatch<T>& batch, int64_t begin, int64_t end, T* out_all) {
   using Row = PbRow<T>;
   using V = typename Row::V;
   constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
-  const int64_t t = gaps + 1;
   const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
   for (int64_t w = begin; w < end; ++w) {
-    const T* p = p_all + w * gaps;
-    const bool* m = m_all + w * t;
-    const int64_t len = len_all[w];
-    T* out = out_all + w * t * s;
-    std::fill(out + len * s, out + t * s, T(0));
+    const auto [p, m, len] = batch.word(w);
+    T* out = batch.output_rows(out_all, w);
     if (len == 0) continue;
     V f[kNV] = {};
     f[0][0] = T(1);
@@ -261,24 +277,21 @@ void pb_forward_words_vec(const T* p_all, const bool* m_all, const int64_t* len_
 }
 
 template <typename T>
-void pb_backward_words_vec(const T* p_all, const bool* m_all, const int64_t* len_all,
-                           const T* g_all, int64_t begin, int64_t end, int64_t gaps, T* gp_all) {
+void pb_backward_words_vec(const PbBatch<T>& batch, const T* g_all, int64_t begin, int64_t end,
+                           T* gp_all) {
   using Row = PbRow<T>;
   using V = typename Row::V;
   constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
-  const int64_t t = gaps + 1;
+  const int64_t t = batch.gaps + 1;
   const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
   std::vector<V> tab(static_cast<size_t>(t * kNV));  // f_j, rows of kNV vectors
   for (int64_t w = begin; w < end; ++w) {
-    const T* p = p_all + w * gaps;
-    const bool* m = m_all + w * t;
+    const auto [p, m, len] = batch.word(w);
     const T* g = g_all + w * t * s;
-    const int64_t len = len_all[w];
-    T* gp = gp_all + w * gaps;
-    std::fill(gp + std::max<int64_t>(len - 1, 0), gp + gaps, T(0));
+    T* gp = batch.gap_grads(gp_all, w);
     if (w + 1 < end) {  // the next word's upstream rows, read last-to-first (no prefetcher
       const T* g_next = g + t * s;  // follows that across words)
-      for (int64_t b = 0; b < len_all[w + 1] * s * static_cast<int64_t>(sizeof(T)); b += 64) {
+      for (int64_t b = 0; b < batch.lengths[w + 1] * s * static_cast<int64_t>(sizeof(T)); b += 64) {
         __builtin_prefetch(reinterpret_cast<const char*>(g_next) + b);
       }
     }
@@ -324,15 +337,14 @@ torch::Tensor pb_forward_fused(const torch::Tensor& probs, const torch::Tensor& 
   const int64_t n = probs.size(0), gaps = probs.size(1), t = gaps + 1;
   torch::Tensor out = torch::empty({n, t, s}, probs.options());
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_forward_fused", [&] {
-    const scalar_t* p_all = probs.data_ptr<scalar_t>();
-    const bool* m_all = mask.data_ptr<bool>();
-    const int64_t* len_all = lengths.data_ptr<int64_t>();
+    const PbBatch<scalar_t> batch{probs.data_ptr<scalar_t>(), mask.data_ptr<bool>(),
+                                  lengths.data_ptr<int64_t>(), gaps, s};
     scalar_t* out_all = out.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       if (s == kPbFixedSegments) {
-        pb_forward_words_vec<scalar_t>(p_all, m_all, len_all, begin, end, gaps, out_all);
+        pb_forward_words_vec<scalar_t>(batch, begin, end, out_all);
       } else {
-        pb_forward_words<scalar_t>(p_all, m_all, len_all, begin, end, gaps, s, out_all);
+        pb_forward_words<scalar_t>(batch, begin, end, out_all);
       }
     });
   });
@@ -346,16 +358,15 @@ torch::Tensor pb_backward_fused(const torch::Tensor& g_in, const torch::Tensor& 
   const int64_t n = probs.size(0), gaps = probs.size(1), s = g.size(2);
   torch::Tensor grad_p = torch::empty_like(probs);
   AT_DISPATCH_FLOATING_TYPES(probs.scalar_type(), "pb_backward_fused", [&] {
-    const scalar_t* p_all = probs.data_ptr<scalar_t>();
-    const bool* m_all = mask.data_ptr<bool>();
-    const int64_t* len_all = lengths.data_ptr<int64_t>();
+    const PbBatch<scalar_t> batch{probs.data_ptr<scalar_t>(), mask.data_ptr<bool>(),
+                                  lengths.data_ptr<int64_t>(), gaps, s};
     const scalar_t* g_all = g.data_ptr<scalar_t>();
     scalar_t* gp_all = grad_p.data_ptr<scalar_t>();
     at::parallel_for(0, n, kPbGrain, [&](int64_t begin, int64_t end) {
       if (s == kPbFixedSegments) {
-        pb_backward_words_vec<scalar_t>(p_all, m_all, len_all, g_all, begin, end, gaps, gp_all);
+        pb_backward_words_vec<scalar_t>(batch, g_all, begin, end, gp_all);
       } else {
-        pb_backward_words<scalar_t>(p_all, m_all, len_all, g_all, begin, end, gaps, s, gp_all);
+        pb_backward_words<scalar_t>(batch, g_all, begin, end, gp_all);
       }
     });
   });
