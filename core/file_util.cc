@@ -163,6 +163,11 @@ size_t remove_stale_temps(const std::string& path) {
 
 size_t remove_stale_temps_in(const std::string& dir) { return remove_dead_temps(dir, ""); }
 
+std::string temp_path_for(const std::string& target) {
+  remove_stale_temps(target);
+  return target + ".tmp." + std::to_string(getpid());
+}
+
 Status AtomicFileWriter::open(const std::string& path) {
   abort();
   if (dir_exists(path)) return invalid_argument(path + " is a directory, expected a file path");

@@ -75,10 +75,14 @@ class LineReader {
 };
 
 // Removes temporary siblings of `path` that a killed process left behind: entries of path's
-// directory named <name>.tmp.<pid>, <name>.tmp-<pid> or <name>.tmp.<pid>.<8 hex digits> (the
-// atomic writers' temp names, nothing else) whose <pid> is not a running process here. The caller's
-// own pid and live pids are kept. Best effort: returns how many entries were removed, never fails.
+// directory named <name>.tmp.<pid>, <name>.tmp.<pid>.<8 hex digits> (the atomic writers' temp
+// names) or <name>.tmp-<pid> (exports of earlier versions), nothing else, whose <pid> is not a
+// running process here. The caller's own pid and live pids are kept.
+// Best effort: returns how many entries were removed, never fails.
 size_t remove_stale_temps(const std::string& path);
+// The temp sibling this process writes `target` through before renaming it into place
+// (<target>.tmp.<pid>, a file or a directory), after removing those of killed writers.
+std::string temp_path_for(const std::string& target);
 // The same for every entry of `dir` with such a name (whatever it is the temp of): for output
 // directories whose killed writer may have been writing a file that is never written again.
 size_t remove_stale_temps_in(const std::string& dir);

@@ -60,9 +60,9 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
 }
 
 torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
-                                   torch::nn::Linear& qkv, torch::nn::Linear& proj,
-                                   const Rope& rope, int64_t num_heads, double dropout,
-                                   bool training) {
+                                   const ValidRows& rows, torch::nn::Linear& qkv,
+                                   torch::nn::Linear& proj, const Rope& rope, int64_t num_heads,
+                                   double dropout, bool training) {
   TORCH_CHECK(x.dim() == 3, "x must be [B,T,D], got ", x.sizes());
   TORCH_CHECK(mask.dtype() == torch::kBool && mask.dim() == 2 && mask.size(0) == x.size(0) &&
                   mask.size(1) == x.size(1),
@@ -72,7 +72,6 @@ torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& 
   const int64_t dh = d / num_heads;
   // unbind, not three selects: its backward stacks the three gradients into one tensor, where
   // each SelectBackward would zero-fill a full [3,B,H,T,Dh] tensor and then sum the three.
-  const ValidRows rows(mask);
   std::vector<torch::Tensor> parts = rows.apply(x, [&](const torch::Tensor& r) { return qkv(r); })
                                          .view({b, t, 3, num_heads, dh})
                                          .permute({2, 0, 3, 1, 4})
@@ -110,7 +109,12 @@ void RopeSelfAttentionImpl::reset() {
 }
 
 torch::Tensor RopeSelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
-  torch::Tensor a = rope_attention_block(x, mask, qkv, proj, rope, options.num_heads(),
+  return forward(x, mask, ValidRows(mask));
+}
+
+torch::Tensor RopeSelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
+                                             const ValidRows& rows) {
+  torch::Tensor a = rope_attention_block(x, mask, rows, qkv, proj, rope, options.num_heads(),
                                          options.dropout(), is_training());
   return norm(x + drop(a)) * mask.unsqueeze(-1).to(x.dtype());
 }

@@ -53,11 +53,12 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
                                    const torch::Tensor& v, const torch::Tensor& key_mask,
                                    bool causal, double dropout, bool training);
 
-// One RoPE self-attention block without the residual/norm: x [B,T,D] -> [B,T,D] (after proj).
+// One RoPE self-attention block without the residual/norm: x [B,T,D] -> [B,T,D] (after proj),
+// rows = ValidRows(mask) (built once per forward by the caller, shared by its layers).
 torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
-                                   torch::nn::Linear& qkv, torch::nn::Linear& proj,
-                                   const Rope& rope, int64_t num_heads, double dropout,
-                                   bool training);
+                                   const ValidRows& rows, torch::nn::Linear& qkv,
+                                   torch::nn::Linear& proj, const Rope& rope, int64_t num_heads,
+                                   double dropout, bool training);
 
 // Pre-norm FFN: Sequential(0 LayerNorm(D), 1 Linear(D,hidden), 2 GELU, 3 Dropout, 4
 // Linear(hidden,D), 5 Dropout); the caller adds the residual. Index layout matches the reference
@@ -80,6 +81,8 @@ class RopeSelfAttentionImpl : public torch::nn::Cloneable<RopeSelfAttentionImpl>
   void reset() override;
   // x [B,T,D], mask [B,T] bool true=valid -> LayerNorm(x + proj(attn(x))) [B,T,D], zero at padding.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask);
+  // The same with rows = ValidRows(mask) already built (one per stack of layers).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const ValidRows& rows);
 
   RopeSelfAttentionOptions options;
   torch::nn::Linear qkv{nullptr}, proj{nullptr};

@@ -33,8 +33,9 @@ void DetectorLayerImpl::reset() {
   drop = register_module("drop", torch::nn::Dropout(options.dropout()));
 }
 
-torch::Tensor DetectorLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
-  torch::Tensor a = rope_attention_block(x, mask, qkv, proj, rope, options.num_heads(),
+torch::Tensor DetectorLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
+                                         const ValidRows& rows) {
+  torch::Tensor a = rope_attention_block(x, mask, rows, qkv, proj, rope, options.num_heads(),
                                          options.dropout(), is_training());
   return norm(x + drop(a)) * mask.unsqueeze(-1).to(x.dtype());
 }
@@ -99,7 +100,7 @@ DetectorOutput BoundaryDetectorImpl::forward(const torch::Tensor& hidden,
   const ValidRows rows(mask), gaps(gap_mask(mask));
   for (size_t l = 0; l < layers->size(); ++l) {
     auto* layer = layers[l]->as<DetectorLayer>();
-    h = layer->forward(h, mask);
+    h = layer->forward(h, mask, rows);
     torch::nn::SequentialImpl& ffn = *ffns[l]->as<torch::nn::Sequential>();
     h = (h + rows.apply(h, [&](const torch::Tensor& r) { return ffn.forward(r); })) * maskf;
     out.layer_logits.push_back(layer->score(h, gaps));

@@ -45,8 +45,9 @@ class DetectorLayerImpl : public torch::nn::Cloneable<DetectorLayerImpl> {
  public:
   explicit DetectorLayerImpl(const DetectorLayerOptions& options);
   void reset() override;
-  // x [B,T,D], mask [B,T] -> LayerNorm(x + attn(x)) [B,T,D] zero at padding.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask);
+  // x [B,T,D], mask [B,T] -> LayerNorm(x + attn(x)) [B,T,D] zero at padding; rows =
+  // ValidRows(mask).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const ValidRows& rows);
   // h [B,T,D], gaps: ValidRows of gap_mask(mask) [B,T-1] -> logits [B,T-1], 0 at invalid gaps.
   torch::Tensor score(const torch::Tensor& h, const ValidRows& gaps);
 

@@ -103,7 +103,7 @@ torch::Tensor CharEncoderImpl::forward(const torch::Tensor& char_ids,
   h = cnn(h, mask);
   const ValidRows rows(mask);
   for (size_t l = 0; l < attn_layers->size(); ++l) {
-    h = attn_layers[l]->as<RopeSelfAttention>()->forward(h, mask);
+    h = attn_layers[l]->as<RopeSelfAttention>()->forward(h, mask, rows);
     torch::nn::SequentialImpl& ffn = *ffns[l]->as<torch::nn::Sequential>();
     h = (h + rows.apply(h, [&](const torch::Tensor& r) { return ffn.forward(r); })) * maskf;
   }

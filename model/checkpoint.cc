@@ -50,9 +50,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) return io_error("cannot create " + parent.string() + ": " + ec.message());
-  remove_stale_temps(target.string());  // of a killed earlier run
   const std::string suffix = "." + std::to_string(::getpid());
-  const fs::path tmp = fs::path(target.string() + ".tmp" + suffix);
+  const fs::path tmp = fs::path(temp_path_for(target.string()));
   fs::remove_all(tmp, ec);
   fs::create_directory(tmp, ec);
   if (ec) return io_error("cannot create " + tmp.string() + ": " + ec.message());

@@ -86,10 +86,10 @@ class CachingCpuAllocator final : public c10::Allocator {
       // creep up with every new batch shape.
       size_t freed = 0;
       while (freed < size && !by_age_.empty()) freed += free_oldest_locked();
-      stats_.live_bytes += size;
     }
-    void* data = system_alloc(size);
+    void* data = system_alloc(size);  // throws when out of memory: nothing recorded then
     std::lock_guard<std::mutex> lock(mu_);
+    stats_.live_bytes += size;
     live_.emplace(data, size);
     return data;
   }

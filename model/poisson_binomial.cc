@@ -198,23 +198,15 @@ struct PbVecOf<double> {
   using V = PbVecD;
 };
 
-// (lo[L−1], hi[0..L−2]): slot k receives value k−1 (the "move" term of the DP).
-template <typename V>
-inline V pb_shift_up(V lo, V hi) {
+// Lanes kFirst..kFirst+L−1 of the concatenation lo ++ hi (L lanes each): kFirst = L−1 moves
+// value k−1 into slot k (the DP's "move" term), kFirst = 1 moves value k+1 into slot k (λ[k+1]
+// of the adjoint).
+template <int kFirst, typename V>
+inline V pb_lanes(V lo, V hi) {
   if constexpr (sizeof(V) / sizeof(lo[0]) == 4) {
-    return __builtin_shufflevector(lo, hi, 3, 4, 5, 6);
+    return __builtin_shufflevector(lo, hi, kFirst, kFirst + 1, kFirst + 2, kFirst + 3);
   } else {
-    return __builtin_shufflevector(lo, hi, 1, 2);
-  }
-}
-
-// (lo[1..L−1], hi[0]): slot k receives value k+1 (λ[k+1] of the adjoint).
-template <typename V>
-inline V pb_shift_down(V lo, V hi) {
-  if constexpr (sizeof(V) / sizeof(lo[0]) == 4) {
-    return __builtin_shufflevector(lo, hi, 1, 2, 3, 4);
-  } else {
-    return __builtin_shufflevector(lo, hi, 1, 2);
+    return __builtin_shufflevector(lo, hi, kFirst, kFirst + 1);
   }
 }
 
@@ -237,6 +229,7 @@ struct PbRow {
   static constexpr int64_t kLanes = static_cast<int64_t>(sizeof(V) / sizeof(T));
   static constexpr int64_t kVecs = kPbFixedSegments / kLanes;
   static_assert(kPbFixedSegments % kLanes == 0, "S must fill whole vectors");
+  static constexpr int kMoveLanes = static_cast<int>(kLanes) - 1;  // pb_lanes: value k−1 → slot k
   // 1 in the sink's lane (k = S−1, last lane of the last vector), 0 elsewhere.
   static V sink() {
     V v{};
@@ -247,8 +240,8 @@ struct PbRow {
   static void step(V* f, T p, V keep, V sink_lane) {
     const T q = T(1) - p;
     V up[kVecs];
-    up[0] = pb_shift_up(V{}, f[0]);
-    for (int64_t i = 1; i < kVecs; ++i) up[i] = pb_shift_up(f[i - 1], f[i]);
+    up[0] = pb_lanes<kMoveLanes>(V{}, f[0]);
+    for (int64_t i = 1; i < kVecs; ++i) up[i] = pb_lanes<kMoveLanes>(f[i - 1], f[i]);
     for (int64_t i = 0; i + 1 < kVecs; ++i) f[i] = f[i] * q + up[i] * p;
     f[kVecs - 1] = f[kVecs - 1] * (keep * q + sink_lane) + up[kVecs - 1] * p;
   }
@@ -312,8 +305,8 @@ void pb_backward_words_vec(const PbBatch<T>& batch, const T* g_all, int64_t begi
       const V* prev = tab.data() + (j - 1) * kNV;
       const T pj = p[j - 1], qj = T(1) - pj;
       V down[kNV];  // λ[k+1], λ[S] = 0
-      for (int64_t i = 0; i + 1 < kNV; ++i) down[i] = pb_shift_down(lam[i], lam[i + 1]);
-      down[kNV - 1] = pb_shift_down(lam[kNV - 1], V{});
+      for (int64_t i = 0; i + 1 < kNV; ++i) down[i] = pb_lanes<1>(lam[i], lam[i + 1]);
+      down[kNV - 1] = pb_lanes<1>(lam[kNV - 1], V{});
       // Σ_{k<S−1} f[k](λ[k+1] − λ[k]): the sink's lane is masked out.
       V acc = prev[kNV - 1] * (down[kNV - 1] - lam[kNV - 1]) * keep;
       for (int64_t i = 0; i + 1 < kNV; ++i) acc += prev[i] * (down[i] - lam[i]);

@@ -113,8 +113,7 @@ Status Output::open(const std::string& path) {
     return ok_status();
   }
   if (dir_exists(path)) return invalid_argument(path + " is a directory, expected a file path");
-  remove_stale_temps(path);  // of a killed earlier run
-  temp_path_ = path + ".tmp." + std::to_string(getpid());
+  temp_path_ = temp_path_for(path);
   file_ = std::fopen(temp_path_.c_str(), "wb");
   if (file_ == nullptr) {
     return io_error("cannot write " + path + ": " + std::strerror(errno),

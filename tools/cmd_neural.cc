@@ -151,6 +151,7 @@ Status run_embed(const EmbedArgs& args) {
 // embedding the candidate list with the model.
 struct NeighborSpace {
   std::vector<std::string> words;
+  std::vector<float> storage;  // the index's vectors, viewed by `candidates` (not copied)
   torch::Tensor candidates, query;
 };
 
@@ -171,7 +172,8 @@ StatusOr<NeighborSpace> neighbor_space(const NeighborArgs& args) {
     MORPHEUS_ASSIGN_OR_RETURN(eval::Embeddings e, eval::load_embeddings(args.index));
     const auto rows = static_cast<int64_t>(e.vectors.rows);
     const auto cols = static_cast<int64_t>(e.vectors.cols);
-    space.candidates = torch::from_blob(e.vectors.data.data(), {rows, cols}).clone();
+    space.storage = std::move(e.vectors.data);  // moving keeps the buffer: the view stays valid
+    space.candidates = torch::from_blob(space.storage.data(), {rows, cols});
     const long row = e.find(args.query);
     if (row >= 0) {
       space.query = space.candidates.slice(0, row, row + 1);

@@ -252,8 +252,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
 
   // Write everything into a temporary sibling directory, then rename it into place.
   const std::string out = fs::path(options.out).lexically_normal().string();
-  remove_stale_temps(out);  // of a killed earlier export
-  const std::string tmp = out + ".tmp-" + std::to_string(::getpid());
+  const std::string tmp = temp_path_for(out);
   remove_quietly(tmp);
   MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
   Status status = [&]() -> Status {

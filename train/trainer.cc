@@ -3,7 +3,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -124,8 +123,7 @@ void set_cpu_rng_state(const torch::Tensor& state) {
 // Saves a tensor/optimizer archive to a temp file renamed into place.
 template <typename T>
 Status save_archive_atomic(const T& value, const std::string& path) {
-  remove_stale_temps(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temp_path_for(path);
   try {
     torch::save(value, tmp);
   } catch (const c10::Error& e) {
