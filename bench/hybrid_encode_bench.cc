@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/shared_data.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
 #include "tokenizer/hybrid/hybrid_tokenizer.h"
@@ -29,7 +30,7 @@ using morpheus::tokenizer::hybrid::HybridTokenizer;
 struct Options {
   std::string corpus =
       std::string(MORPHEUS_SOURCE_DIR) + "/node_modules/nlptoolkit-corpus/corpus.txt";
-  std::string lexicon = std::string(MORPHEUS_SOURCE_DIR) + "/../shared/data/hybrid";
+  std::string lexicon = morpheus::bench::shared_data_dir() + "/hybrid";
   std::string sentences;  // default: <lexicon>/golden/kenet_dev.txt
   int vocab_size = 32768;
   size_t train_lines = 0;  // 0: all

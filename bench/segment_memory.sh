@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # segment_memory.sh MORPHEUS [SIZES_MB...]  (default sizes 25 100 200)
-# Bounded-memory check (issue #11): peak RSS of corpus-scale commands on generated corpora of
-# growing size. A bounded command's peak RSS stays flat as the input grows (ratio ~1.0).
+# Bounded-memory check: peak RSS of corpus-scale commands on generated corpora of growing size.
+# A bounded command's peak RSS stays flat as the input grows (ratio ~1.0).
 # Measures `morpheus encode`, `morpheus segment --text` (tiny tokenizer exported from a 2-step
 # model on tests/data/prepare), `cbpe encode` (model trained on 1 MB of the corpus) and
-# `hybrid encode --lossless` (tests/data/hybrid_tiny_lexicon). Corpora: random Turkish-like words
+# `hybrid encode --lossless` (the released lexicons in <shared data>/hybrid, where the shared
+# data is $MORPHEUS_SHARED_DATA or else <repo>/../shared/data). Corpora: random Turkish-like words
 # from a syllable table (about 1 in 30 tokens a new type), 12 words per line, generated in
 # $WORK (default /tmp), never committed. Needs GNU time (/usr/bin/time).
 set -eu
@@ -13,6 +14,8 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(25 100 200)
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${WORK:-/tmp}/segmem.XXXXXX"); trap 'rm -rf "$work"' EXIT
 prep=$root/tests/data/prepare
+lexicon=${MORPHEUS_SHARED_DATA:-$root/../shared/data}/hybrid
+[ -f "$lexicon/kokler.json" ] || { echo "segment_memory.sh: no lexicons in $lexicon" >&2; exit 1; }
 "$m" -q prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$work/data" \
   --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
   --set prepare.word_min_count=1 --set prepare.root_min_count=1 > /dev/null
@@ -52,8 +55,7 @@ for s in "${sizes[@]}"; do
   rss[enc,$s]=$(peak "$m" -q encode --model "$work/tok" "$work/c$s.txt")
   rss[seg,$s]=$(peak "$m" -q segment --text --model "$work/tok" "$work/c$s.txt")
   rss[cbpe,$s]=$(peak "$m" -q cbpe encode --model "$work/cbpe" "$work/c$s.txt")
-  rss[hyb,$s]=$(peak "$m" -q hybrid encode --lossless --lexicon "$root/tests/data/hybrid_tiny_lexicon" \
-    "$work/c$s.txt")
+  rss[hyb,$s]=$(peak "$m" -q hybrid encode --lossless --lexicon "$lexicon" "$work/c$s.txt")
   rm -f "$work/c$s.txt"
 done
 first=${sizes[0]} last=${sizes[${#sizes[@]}-1]}

@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bench/shared_data.h"
 #include "core/file_util.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
@@ -61,7 +62,7 @@ std::string arg(int argc, char** argv, const std::string& name, const std::strin
 int main(int argc, char** argv) {
   using namespace morpheus;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
-  const std::string data = std::string(MORPHEUS_SOURCE_DIR) + "/../shared/data/corpus/";
+  const std::string data = bench::shared_data_dir() + "/corpus/";
   const std::string corpus = arg(argc, argv, "--corpus", data + "dev_ud_sentences.txt");
   const std::string spm_corpus = arg(argc, argv, "--spm-corpus", data + "train_corpus.txt");
   const std::string work = arg(argc, argv, "--work", "/tmp/morpheus_tokenizer_bench");

@@ -2,10 +2,23 @@
 # End-to-end CLI tests: exit codes, messages and output formats of the real executables.
 set(EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect_exit.sh)
 set(TDATA ${CMAKE_CURRENT_SOURCE_DIR}/data)
+# Tests that read ../shared/data run under cli/shared_data.sh, which finds the directory when the
+# test runs ($MORPHEUS_SHARED_DATA, or else <repo>/../shared/data, as tests/support does), puts it
+# in place of "@SHARED@" in the arguments, and skips the test when a needed file is missing, or
+# fails it when CI=true.
+set(SHARED_DATA ${CMAKE_CURRENT_SOURCE_DIR}/cli/shared_data.sh)
+set(DEV_SENTENCES @SHARED@/corpus/dev_ud_sentences.txt)
 
 function(morpheus_cli_test name)
   add_test(NAME cli.${name} COMMAND ${EXPECT} ${ARGN})
   set_tests_properties(cli.${name} PROPERTIES LABELS e2e)
+endfunction()
+
+# morpheus_shared_cli_test(NAME REL_PATH EXPECT_EXIT_ARGS...): a morpheus_cli_test that needs
+# REL_PATH of the shared data.
+function(morpheus_shared_cli_test name rel)
+  add_test(NAME cli.${name} COMMAND ${SHARED_DATA} ${rel} -- ${EXPECT} ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
 endfunction()
 
 if(MORPHEUS_WITH_TORCH)
@@ -44,15 +57,12 @@ if(MORPHEUS_WITH_SPM)
   morpheus_cli_test(spm_help 0 -- $<TARGET_FILE:morpheus-spm> --help)
 endif()
 
-# morpheus hybrid (tools/cmd_hybrid.cc). Tests that need the released lexicons run only when
-# ../shared/data/hybrid (or $MORPHEUS_SHARED_DATA/hybrid) exists.
+# morpheus hybrid (tools/cmd_hybrid.cc). The tests of the released lexicons need
+# <shared data>/hybrid.
 if(MORPHEUS_WITH_TORCH)
   set(M $<TARGET_FILE:morpheus>)
-  if(DEFINED ENV{MORPHEUS_SHARED_DATA})
-    set(HYBRID_LEX $ENV{MORPHEUS_SHARED_DATA}/hybrid)
-  else()
-    set(HYBRID_LEX ${PROJECT_SOURCE_DIR}/../shared/data/hybrid)
-  endif()
+  set(HYBRID_LEX @SHARED@/hybrid)
+  set(LEX_FILE hybrid/kokler.json)
   morpheus_cli_test(hybrid_help 0 --stdout-has segment -- ${M} hybrid --help)
   morpheus_cli_test(hybrid_no_action_is_usage_error 2 -- ${M} hybrid)
   morpheus_cli_test(hybrid_lexicon_required 2 --stderr-has lexicon -- ${M} hybrid encode)
@@ -65,34 +75,33 @@ if(MORPHEUS_WITH_TORCH)
   file(WRITE ${BAD_LEX}/bpe_tokenler.json "{\n  \"k\": 4\n}\n")
   morpheus_cli_test(hybrid_malformed_lexicon 1 --stderr-has "kokler.json: line 3"
     -- ${M} hybrid encode --lexicon ${BAD_LEX} ${TDATA}/hybrid_input.txt)
-  if(EXISTS ${HYBRID_LEX}/kokler.json)
-    morpheus_cli_test(hybrid_encode_file 0 --stdout-has "0 227 20034 2 2656 10572"
-      -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt)
-    morpheus_cli_test(hybrid_encode_stdin 0 --stdin ${TDATA}/hybrid_input.txt
-      --stdout-has "2611 9649 2 3101 20000 20023" -- ${M} hybrid encode --lexicon ${HYBRID_LEX} -)
-    morpheus_cli_test(hybrid_decode_reference 0 --stdout-has "Kitapı"
-      -- ${M} hybrid decode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_ids.txt)
-    morpheus_cli_test(hybrid_decode_bad_id 1 --stderr-has "line 2: \"abc\" is not a token id"
-      -- ${M} hybrid decode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_bad_ids.txt)
-    morpheus_cli_test(hybrid_lossless_round_trip 0 --stdout-has "Kitabı okudum ve HTTPServer"
-      -- sh -c "${M} hybrid encode --lossless --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt | ${M} hybrid decode --lossless --lexicon ${HYBRID_LEX} -")
-    morpheus_cli_test(hybrid_lossless_keeps_harflerle 0 --stdout-has "saatlerde harflerle"
-      -- sh -c "${M} hybrid encode --lossless --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt | ${M} hybrid decode --lossless --lexicon ${HYBRID_LEX}")
-    morpheus_cli_test(hybrid_segment 0 --stdout-has "Kitab ı"
-      -- ${M} hybrid segment --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_words.txt)
-    morpheus_cli_test(hybrid_invalid_utf8 1 --stderr-has "line 2: invalid UTF-8 at byte 0"
-      -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/invalid_utf8.txt)
-  elseif("$ENV{CI}" STREQUAL "true")
-    # In CI the shared data must be present: fail instead of silently dropping the tests above.
-    morpheus_cli_test(hybrid_lexicons_present 0 -- test -f ${HYBRID_LEX}/kokler.json)
-  endif()
+  morpheus_shared_cli_test(hybrid_encode_file ${LEX_FILE}
+    0 --stdout-has "0 227 20034 2 2656 10572"
+    -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt)
+  morpheus_shared_cli_test(hybrid_encode_stdin ${LEX_FILE} 0 --stdin ${TDATA}/hybrid_input.txt
+    --stdout-has "2611 9649 2 3101 20000 20023" -- ${M} hybrid encode --lexicon ${HYBRID_LEX} -)
+  morpheus_shared_cli_test(hybrid_decode_reference ${LEX_FILE} 0 --stdout-has "Kitapı"
+    -- ${M} hybrid decode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_ids.txt)
+  morpheus_shared_cli_test(hybrid_decode_bad_id ${LEX_FILE}
+    1 --stderr-has "line 2: \"abc\" is not a token id"
+    -- ${M} hybrid decode --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_bad_ids.txt)
+  morpheus_shared_cli_test(hybrid_lossless_round_trip ${LEX_FILE}
+    0 --stdout-has "Kitabı okudum ve HTTPServer"
+    -- sh -c "${M} hybrid encode --lossless --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt | ${M} hybrid decode --lossless --lexicon ${HYBRID_LEX} -")
+  morpheus_shared_cli_test(hybrid_lossless_keeps_harflerle ${LEX_FILE}
+    0 --stdout-has "saatlerde harflerle"
+    -- sh -c "${M} hybrid encode --lossless --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_input.txt | ${M} hybrid decode --lossless --lexicon ${HYBRID_LEX}")
+  morpheus_shared_cli_test(hybrid_segment ${LEX_FILE} 0 --stdout-has "Kitab ı"
+    -- ${M} hybrid segment --lexicon ${HYBRID_LEX} ${TDATA}/hybrid_words.txt)
+  morpheus_shared_cli_test(hybrid_invalid_utf8 ${LEX_FILE}
+    1 --stderr-has "line 2: invalid UTF-8 at byte 0"
+    -- ${M} hybrid encode --lexicon ${HYBRID_LEX} ${TDATA}/invalid_utf8.txt)
 endif()
 
-# Round trips of the subword baselines (trained small on the UD dev sentences; skipped without
-# ../shared/data, failed without it in CI).
-set(DEV_SENTENCES ${PROJECT_SOURCE_DIR}/../shared/data/corpus/dev_ud_sentences.txt)
+# Round trips of the subword baselines, trained small on the UD dev sentences of the shared data.
 function(morpheus_round_trip_test name)
-  add_test(NAME cli.${name} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/round_trip.sh ${ARGN})
+  add_test(NAME cli.${name} COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
+    ${CMAKE_CURRENT_SOURCE_DIR}/cli/round_trip.sh ${ARGN})
   set_tests_properties(cli.${name} PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
 endfunction()
 if(MORPHEUS_WITH_SPM)
@@ -152,10 +161,10 @@ endif()
 # target morpheus, for prepare/train/export/embed/neighbors).
 if(MORPHEUS_WITH_TORCH)
   set(MF $<TARGET_FILE:morpheus_front>)
-  add_test(NAME cli.neural_round_trip COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh
-    ${MF} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt
-    ${DEV_SENTENCES})
-  set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e)
+  add_test(NAME cli.neural_round_trip COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
+    ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh ${MF} ${TDATA}/prepare
+    ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt ${DEV_SENTENCES})
+  set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
   morpheus_cli_test(neural_missing_model 1 --stderr-has "no tokenizer.json"
     -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"
@@ -168,7 +177,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
 endif()
 
-# Bad-input suite (issue #11, tests/cli/bad_input.sh): every command × every fault, generated into
+# Bad-input suite (tests/cli/bad_input.sh): every command × every fault, generated into
 # a temp dir at test time. Torch-free commands run through `morpheus_nt` (the torch-free
 # subcommands of `morpheus`, tests/cli/morpheus_nt_main.cc) so they run in the ASan job too.
 # Labels: bad_input + fast (torch-free), bad_input + torch, bad_input + slow (the 50 MB line).
@@ -245,3 +254,25 @@ if(MORPHEUS_WITH_TORCH)
     $<TARGET_FILE:morpheus> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.kill9_resume PROPERTIES LABELS "e2e;slow;torch" TIMEOUT 900)
 endif()
+
+# A missing shared data file skips a test, and fails it when CI=true: one data-needing gtest and
+# the shell helper (cli/lib.sh through cli/shared_data.sh), each pointed at an empty shared data
+# directory, once with CI=true and once without CI.
+set(EMPTY_SHARED ${CMAKE_CURRENT_BINARY_DIR}/empty_shared_data)
+file(MAKE_DIRECTORY ${EMPTY_SHARED})
+set(DATA_GTEST $<TARGET_FILE:morpheus_core_tests>
+  --gtest_filter=HybridLexiconTest.LoadsTheReleasedLexicons)
+function(morpheus_ci_test name)
+  add_test(NAME ci.${name} COMMAND ${EXPECT} ${ARGN})
+  set_tests_properties(ci.${name} PROPERTIES LABELS fast)
+endfunction()
+morpheus_ci_test(missing_data_fails_gtest 1 --stdout-has "required in CI (CI=true) but missing"
+  -- env CI=true MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${DATA_GTEST})
+morpheus_ci_test(missing_data_skips_gtest_outside_ci 0 --stdout-has "[  SKIPPED ] 1 test"
+  -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${DATA_GTEST})
+morpheus_ci_test(missing_data_fails_shell 1 --stdout-has "required in CI (CI=true) but missing"
+  -- env CI=true MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
+     -- true)
+morpheus_ci_test(missing_data_skips_shell_outside_ci 77 --stdout-has "skipped: not available"
+  -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
+     -- true)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bad_input.sh: table-driven bad-input tests of the CLI (issue #11). One ctest entry per
+# bad_input.sh: table-driven bad-input tests of the CLI. One ctest entry per
 # (command, fault) pair runs:
 #   bad_input.sh run MORPHEUS FIXTURE_DIR DATA_DIR COMMAND FAULT
 # and fails unless the command, given the faulty file/dir/config generated into a temp dir:
@@ -11,8 +11,11 @@
 # Fixtures (models, prepared data, a tiny tokenizer) are built once per build tree by
 #   bad_input.sh setup-nt MORPHEUS_OR_MORPHEUS_NT FIXTURE_DIR DATA_DIR   (cbpe model, prepare)
 #   bad_input.sh setup-torch MORPHEUS FIXTURE_DIR DATA_DIR CONFIG         (train + export)
-# Exit 77 = skipped (e.g. the unreadable-file case cannot drop root privileges here).
+# A missing prerequisite (the hybrid lexicons of the shared data; setpriv or user nobody for the
+# unreadable-file case run as root) skips the test (exit 77), or fails it when CI=true (lib.sh).
 set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 action=$1 m=$2 fix=$3 data=$4
 shift 4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -94,11 +97,11 @@ make_input() {
     unreadable)
       { good_line; printf '\n'; } > "$in"; chmod 000 "$in"
       if [ "$(id -u)" = 0 ]; then
-        command -v setpriv > /dev/null || { echo "skip: root without setpriv"; exit 77; }
-        id nobody > /dev/null 2>&1 || { echo "skip: no user nobody"; exit 77; }
+        command -v setpriv > /dev/null || skip_or_fail "setpriv (running as root)"
+        id nobody > /dev/null 2>&1 || skip_or_fail "user nobody (running as root)"
         chmod 777 "$tmp" "$tmp/out"
         as_user=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
-        "${as_user[@]}" test -x "$m" || { echo "skip: nobody cannot run $m"; exit 77; }
+        "${as_user[@]}" test -x "$m" || skip_or_fail "user nobody allowed to run $m"
       fi ;;
     out_no_dir) { good_line; printf '\n'; } > "$in"; out=$tmp/out/no_such_dir/result.txt ;;
     out_parent_file)
@@ -156,7 +159,8 @@ argv=()
 case "$cmd" in
   pretokenize) argv=(pretokenize "$in" -o "$out") ;;
   hybrid-encode|hybrid-decode|hybrid-segment)
-    setup_model "${MORPHEUS_SHARED_DATA:-$data/../../../shared/data}/hybrid" kokler.json
+    require_file "$(shared_data_dir)/hybrid/kokler.json"
+    setup_model "$(shared_data_dir)/hybrid" kokler.json
     argv=(hybrid "${cmd#hybrid-}" --lossless --lexicon "$model" "$in" -o "$out") ;;
   cbpe-encode|cbpe-decode|cbpe-segment)
     setup_model "$fix/nt/cbpe" merges.txt
@@ -215,7 +219,7 @@ case "$fault" in
   empty|no_newline|crlf|nul|long_line) expect=ok ;;
   *) expect=error ;;
 esac
-# Per-command exceptions (documented in the table of the issue #11 note).
+# Per-command exceptions.
 case "$cmd:$fault" in
   *-decode:nul|decode:nul) expect=error ;;  # not a token id (decoders skip a final \r)
   cbpe-train:empty|prepare:empty) expect=error ;;  # nothing to train on: name the corpus

@@ -2,13 +2,12 @@
 # round_trip.sh cbpe|spm-bpe|spm-unigram TOOL CORPUS VOCAB CHECK_FILE...
 # Trains a small model on CORPUS with TOOL (morpheus or morpheus-spm), then checks that
 # decode(encode(f)) == f byte for byte for every CHECK_FILE, and that segment prints word<TAB>pieces.
-# Exits 77 (ctest SKIP) when CORPUS is absent, unless CI=true.
+# A missing CORPUS or CHECK_FILE skips the test (exit 77), or fails it when CI=true (lib.sh).
 set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 kind=$1 tool=$2 corpus=$3 vocab=$4; shift 4
-if [ ! -f "$corpus" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "missing corpus $corpus"; exit 1; fi
-  echo "skipped: corpus $corpus not available"; exit 77
-fi
+require_file "$corpus" "$@"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 case "$kind" in
   cbpe) run() { "$tool" cbpe "$@"; }; run train --corpus "$corpus" --vocab-size "$vocab" --out "$dir/m" || exit 1 ;;

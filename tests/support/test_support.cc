@@ -192,7 +192,8 @@ std::string source_dir() { return MORPHEUS_SOURCE_DIR; }
 
 std::string shared_data_dir() {
   const char* env = std::getenv("MORPHEUS_SHARED_DATA");
-  const std::string dir = env != nullptr ? std::string(env) : source_dir() + "/../shared/data";
+  const std::string dir =
+      env != nullptr && *env != '\0' ? std::string(env) : source_dir() + "/../shared/data";
   return dir_exists(dir) ? dir : std::string();
 }
 

@@ -22,7 +22,7 @@ std::string random_bytes(std::mt19937_64& rng, size_t max_bytes = 24);
 // A fresh empty directory under the gtest temp dir, unique per call.
 std::string make_temp_dir(const std::string& tag);
 
-// ../shared/data (or $MORPHEUS_SHARED_DATA). Empty when absent.
+// $MORPHEUS_SHARED_DATA, or else <repo>/../shared/data. Empty when the directory is absent.
 std::string shared_data_dir();
 // Path to a file under shared_data_dir(), or "" when missing.
 std::string shared_data_file(const std::string& relative);
@@ -31,17 +31,23 @@ std::string source_dir();
 // A file under <repo>/node_modules, or "" when missing.
 std::string npm_file(const std::string& relative);
 
+// True when the environment variable CI is "true" (.ci/run sets it).
 bool running_in_ci();
 
 }  // namespace morpheus::testing
 
-// Skips the test when `path` is empty (data absent), and fails it instead when CI=true.
-#define MORPHEUS_REQUIRE_DATA(path, what)                    \
-  do {                                                       \
-    if ((path).empty()) {                                    \
-      if (::morpheus::testing::running_in_ci()) {            \
-        FAIL() << "required data missing in CI: " << (what); \
-      }                                                      \
-      GTEST_SKIP() << "data not available: " << (what);      \
-    }                                                        \
+// The one way a test gives up on a missing prerequisite (a file of ../shared/data, an installed
+// tool): skips the test when `available` is false, and fails it instead when CI=true, so that CI
+// never passes with tests silently skipped. Use only in a TEST body or in SetUp().
+#define MORPHEUS_REQUIRE(available, what)                             \
+  do {                                                                \
+    if (!(available)) {                                               \
+      if (::morpheus::testing::running_in_ci()) {                     \
+        FAIL() << "required in CI (CI=true) but missing: " << (what); \
+      }                                                               \
+      GTEST_SKIP() << "not available: " << (what);                    \
+    }                                                                 \
   } while (false)
+
+// MORPHEUS_REQUIRE for data: `path` (a path, or any container) is empty when the data is absent.
+#define MORPHEUS_REQUIRE_DATA(path, what) MORPHEUS_REQUIRE(!(path).empty(), what)

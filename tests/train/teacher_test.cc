@@ -107,7 +107,7 @@ TEST(TeacherTest, MissingMorfessorGivesTheInstallHint) {
 // A real Morfessor run on a dozen types (about a second).
 TEST(TeacherTest, TrainsMorfessorOnATinyInputAndSegmentsEveryType) {
   const MorfessorOptions options;
-  if (!check_morfessor(options).ok()) GTEST_SKIP() << "python3-morfessor is not installed";
+  MORPHEUS_REQUIRE(check_morfessor(options).ok(), "Morfessor (apt-get install python3-morfessor)");
   const std::string dir = testing::make_temp_dir("morfessor");
   const std::vector<std::u32string> types = {U"evler",    U"evlerde",    U"ev",      U"kitaplar",
                                              U"kitap",    U"kitaplarda", U"ağaçlar", U"ağaç",

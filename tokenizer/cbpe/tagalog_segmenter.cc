@@ -2,9 +2,7 @@
 // Tagalog rule segmenter, phonology helpers, affix tables and root list (cbpe.md §1–4).
 #include "tokenizer/cbpe/tagalog_segmenter.h"
 
-#if defined(MORPHEUS_HAVE_ZLIB)
 #include <zlib.h>
-#endif
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -77,7 +75,6 @@ void sort_longest_first(std::vector<std::u32string>* v) {
 
 StatusOr<std::string> read_maybe_gz(const std::string& path) {
   MORPHEUS_RETURN_IF_ERROR(check_readable_file(path));
-#if defined(MORPHEUS_HAVE_ZLIB)
   gzFile f = gzopen(path.c_str(), "rb");  // also reads uncompressed files
   if (f == nullptr) return io_error("cannot open " + path);
   std::string out;
@@ -88,18 +85,6 @@ StatusOr<std::string> read_maybe_gz(const std::string& path) {
   gzclose(f);
   if (failed) return data_loss(path + ": corrupt gzip data");
   return out;
-#else
-  MORPHEUS_ASSIGN_OR_RETURN(std::string out, read_file(path));
-  if (out.size() >= 2 && static_cast<unsigned char>(out[0]) == 0x1f &&
-      static_cast<unsigned char>(out[1]) == 0x8b) {
-    return Status(StatusCode::kUnimplemented,
-                  path + " is gzip-compressed and this build has no zlib",
-                  "decompress it (gzip -dc " + path +
-                      " > roots.txt) or build "
-                      "with zlib1g-dev installed");
-  }
-  return out;
-#endif
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# lib.sh: helpers sourced by the shell tests (tests/cli/*.sh). Not run on its own.
+#
+#   skip_or_fail MESSAGE...  the one way a shell test gives up on a missing prerequisite (a file
+#                            of the shared data, an installed tool): exits 77 (ctest SKIP, with
+#                            SKIP_RETURN_CODE 77) or, when CI=true, prints FAIL and exits 1.
+#   require_file PATH...     skip_or_fail unless every PATH exists.
+#   shared_data_dir          prints $MORPHEUS_SHARED_DATA, or else <repo>/../shared/data (the same
+#                            default as tests/support/test_support.cc).
+
+morpheus_repo_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+skip_or_fail() {
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: required in CI (CI=true) but missing: $*"
+    exit 1
+  fi
+  echo "skipped: not available: $*"
+  exit 77
+}
+
+require_file() {
+  local f
+  for f in "$@"; do
+    [ -e "$f" ] || skip_or_fail "$f"
+  done
+}
+
+shared_data_dir() {
+  echo "${MORPHEUS_SHARED_DATA:-$morpheus_repo_dir/../shared/data}"
+}
