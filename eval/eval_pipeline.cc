@@ -16,11 +16,13 @@
 #include <unordered_set>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/logging.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "eval/embedding_metrics.h"
 #include "eval/gold_data.h"
+#include "eval/gold_policy.h"
 #include "eval/morph_metrics.h"
 #include "eval/plot.h"
 #include "eval/report.h"
@@ -49,19 +51,48 @@ struct EmbeddingOptions {
 
 struct EvalConfig {
   GoldPaths gold;
+  std::string training_text;          // the text every trained system learned from
+  GoldPart part = GoldPart::kReport;  // the part of every gold set the tables score
+  std::vector<std::string> tuning;    // what was tuned on what (report.md section)
   size_t warm_runs = 3, max_chars = 0;
   EmbeddingOptions emb;
   std::vector<SystemSpec> systems;
 };
 
+std::string shell_quote(const std::string& s);
+
+// "{shared_data}" in `text` replaced by `value` (the data folder beside the checkout).
+std::string with_shared_data(std::string text, const std::string& value) {
+  static const std::string kKey = "{shared_data}";
+  for (size_t pos = text.find(kKey); pos != std::string::npos; pos = text.find(kKey, pos)) {
+    text.replace(pos, kKey.size(), value);
+    pos += value.size();
+  }
+  return text;
+}
+
+// The shared data folder: $MORPHEUS_SHARED_DATA when set, else the config's "shared_data".
+std::string shared_data_dir(const json& j) {
+  const char* env = std::getenv("MORPHEUS_SHARED_DATA");
+  return env != nullptr && *env != '\0' ? env : j.at("shared_data").get<std::string>();
+}
+
 StatusOr<EvalConfig> parse_config(const json& j) {
   EvalConfig c;
+  std::string shared;
   try {
+    shared = shared_data_dir(j);
     const json& g = j.at("gold");
+    const auto path = [&](const char* key) {
+      return with_shared_data(g.at(key).get<std::string>(), shared);
+    };
     c.gold = {
-        g.at("mc2010"),   g.at("ud_stem_boundary"), g.at("morphscore_v1"), g.at("ud_types"),
-        g.at("penn"),     g.at("sigmorphon"),       g.at("ud_dir"),        g.at("hybrid_lexicon"),
-        g.at("sentences")};
+        path("mc2010"),   path("ud_stem_boundary"), path("morphscore_v1"), path("ud_types"),
+        path("penn"),     path("sigmorphon"),       path("ud_dir"),        path("hybrid_lexicon"),
+        path("sentences")};
+    c.training_text = j.at("training_text").get<std::string>();
+    MORPHEUS_ASSIGN_OR_RETURN(c.part, parse_gold_part(j.at("split").get<std::string>()));
+    c.tuning = j.at("tuning").get<std::vector<std::string>>();
     c.warm_runs = j.at("speed").at("warm_runs").get<size_t>();
     c.max_chars = j.at("speed").at("max_chars").get<size_t>();
     const json& e = j.at("embeddings");
@@ -89,6 +120,12 @@ StatusOr<EvalConfig> parse_config(const json& j) {
   std::set<std::string> names;
   for (size_t i = 0; i < systems.size(); ++i) {
     MORPHEUS_ASSIGN_OR_RETURN(SystemSpec s, parse_system(systems[i], i));
+    for (std::string* command : {&s.setup, &s.segment, &s.encode, &s.decode, &s.embed}) {
+      *command = with_shared_data(*command, shell_quote(shared));
+    }
+    for (std::string* path : {&s.setup_creates, &s.segmentations, &s.embeddings, &s.table_words}) {
+      *path = with_shared_data(*path, shared);
+    }
     if (!names.insert(s.name).second) {
       return invalid_argument("eval config: systems[" + std::to_string(i) + "]: duplicate name '" +
                               s.name + "'");
@@ -157,9 +194,15 @@ double median(std::vector<double> v) {
 // Gold sets
 
 struct GoldSets {
+  // Scoring sets: case-folded (gold_policy.h), the configured part only.
   std::vector<GoldSegmentation> mc2010, ud_unique, penn;
   std::vector<MorphScoreItem> ud_stem, morphscore_v1;
   std::vector<SigmorphonItem> sigmorphon;
+  std::vector<CuratedWord> curated;
+  std::vector<std::string> roundtrip_words;  // UD stem-boundary forms as written
+  // Seen = a type of the training text (or an MC2010 tune word); empty without training text.
+  std::optional<SeenWords> seen;
+  std::string training_checksum;
   std::optional<TurkishLexicon> lexicon;
   std::vector<std::string> sentences;
   std::unordered_map<std::string, size_t> letter_words;  // letter spans of the sentences
@@ -181,32 +224,77 @@ std::vector<T> seeded_sample(std::vector<T> items, size_t max, uint64_t seed) {
   return items;
 }
 
-StatusOr<GoldSets> load_gold(const EvalConfig& c) {
-  GoldSets g;
+// Keeps the items of `items` in the configured part of gold set `set` (gold_policy.h).
+template <typename T, typename KeyFn>
+Status keep_part(const char* set, GoldPart part, std::vector<T>* items, KeyFn key) {
+  MORPHEUS_ASSIGN_OR_RETURN(const double fraction, tune_fraction(set));
+  *items = select_part(*items, fraction, part, key);
+  return ok_status();
+}
+
+const auto kWordOf = [](const auto& item) -> const std::string& { return item.word; };
+
+// The segmentation gold sets, case-folded and restricted to the configured part.
+Status load_segmentation_gold(const EvalConfig& c, GoldSets* g) {
   const GoldPaths& p = c.gold;
+  const GoldPart part = c.part;
   if (!p.mc2010.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(g.mc2010, load_mc2010(p.mc2010));
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldSegmentation> mc, load_mc2010(p.mc2010));
+    g->mc2010 = fold_case(mc);
+    if (g->seen) {  // the tune words are the annotations training may use: seen
+      MORPHEUS_ASSIGN_OR_RETURN(const double fraction, tune_fraction("mc2010"));
+      for (const auto& x : g->mc2010) {
+        if (is_tune(x.word, fraction)) g->seen->add_word(x.word);
+      }
+    }
+    MORPHEUS_RETURN_IF_ERROR(keep_part("mc2010", part, &g->mc2010, kWordOf));
   }
   if (!p.ud_stem_boundary.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(g.ud_stem, load_ud_stem_boundary(p.ud_stem_boundary));
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<MorphScoreItem> items,
+                              load_ud_stem_boundary(p.ud_stem_boundary));
+    for (const auto& x : items) g->roundtrip_words.push_back(x.word);
+    g->ud_stem = fold_case(items);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("ud_stem_boundary", part, &g->ud_stem, kWordOf));
   }
   if (!p.morphscore_v1.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(g.morphscore_v1, load_morphscore_v1(p.morphscore_v1));
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<MorphScoreItem> items,
+                              load_morphscore_v1(p.morphscore_v1));
+    g->morphscore_v1 = fold_case(items);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("morphscore_v1", part, &g->morphscore_v1, kWordOf));
   }
   if (!p.ud_types.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<UdTypeSegmentation> types, load_ud_types(p.ud_types));
     for (const UdTypeSegmentation& t : types) {
-      if (t.unique) g.ud_unique.push_back({t.form, t.alternatives});
+      if (t.unique) g->ud_unique.push_back({t.form, t.alternatives});
     }
-  }
-  std::vector<PennToken> penn;
-  if (!p.penn.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(penn, load_penn(p.penn));
-    g.penn = penn_types(penn);
+    g->ud_unique = fold_case(g->ud_unique);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("ud_types", part, &g->ud_unique, kWordOf));
   }
   if (!p.sigmorphon.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<SigmorphonEntry> entries, load_sigmorphon(p.sigmorphon));
-    g.sigmorphon = sigmorphon_items(entries);
+    g->sigmorphon = sigmorphon_items(entries);
+    for (SigmorphonItem& x : g->sigmorphon) x.form = scoring_form(x.form);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("sigmorphon", part, &g->sigmorphon,
+                                       [](const SigmorphonItem& x) { return x.form; }));
+  }
+  g->curated = curated_surface_words();
+  return keep_part("curated", part, &g->curated, [](const CuratedWord& x) { return x.word(); });
+}
+
+StatusOr<GoldSets> load_gold(const EvalConfig& c) {
+  GoldSets g;
+  const GoldPaths& p = c.gold;
+  if (!c.training_text.empty()) {
+    g.seen.emplace();
+    MORPHEUS_RETURN_IF_ERROR(g.seen->add_text_file(c.training_text));
+    MORPHEUS_ASSIGN_OR_RETURN(g.training_checksum, file_checksum(c.training_text));
+  }
+  MORPHEUS_RETURN_IF_ERROR(load_segmentation_gold(c, &g));
+  std::vector<PennToken> penn;
+  if (!p.penn.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(penn, load_penn(p.penn));
+    g.penn = fold_case(penn_types(penn));
+    MORPHEUS_RETURN_IF_ERROR(keep_part("penn", c.part, &g.penn, kWordOf));
   }
   if (!p.hybrid_lexicon.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(TurkishLexicon lex, load_hybrid_lexicon(p.hybrid_lexicon));
@@ -244,7 +332,9 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
     }
     std::mt19937_64 rng(c.emb.seed);
     std::shuffle(names.begin(), names.end(), rng);
+    MORPHEUS_ASSIGN_OR_RETURN(const double family_fraction, tune_fraction("families"));
     for (const std::string& lemma : names) {
+      if (!in_part(lemma, family_fraction, c.part)) continue;
       const auto& forms = families.at(lemma);
       if (c.emb.max_words > 0 && g.family_words.size() + forms.size() > c.emb.max_words) continue;
       const int label = static_cast<int>(g.family_names.size());
@@ -254,10 +344,12 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
         g.family_labels.push_back(label);
       }
     }
-    g.number_items = seeded_sample(build_probe_items(ud, "Number", c.emb.probe_min_class),
-                                   c.emb.probe_max_items, c.emb.seed);
-    g.case_items = seeded_sample(build_probe_items(ud, "Case", c.emb.probe_min_class),
-                                 c.emb.probe_max_items, c.emb.seed + 1);
+    g.number_items = build_probe_items(ud, "Number", c.emb.probe_min_class);
+    g.case_items = build_probe_items(ud, "Case", c.emb.probe_min_class);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part, &g.number_items, kWordOf));
+    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part, &g.case_items, kWordOf));
+    g.number_items = seeded_sample(g.number_items, c.emb.probe_max_items, c.emb.seed);
+    g.case_items = seeded_sample(g.case_items, c.emb.probe_max_items, c.emb.seed + 1);
   }
   return g;
 }
@@ -271,7 +363,7 @@ std::vector<std::string> segmentation_words(const GoldSets& g) {
   for (const auto& x : g.ud_stem) words.insert(x.word);
   for (const auto& x : g.morphscore_v1) words.insert(x.word);
   for (const auto& x : g.sigmorphon) words.insert(x.form);
-  for (const auto& x : curated_surface_words()) words.insert(x.word());
+  for (const auto& x : g.curated) words.insert(x.word());
   for (const auto& [w, n] : g.letter_words) words.insert(w);
   words.erase("");
   std::vector<std::string> out;
@@ -475,8 +567,7 @@ SystemResult run_system(const EvalConfig& c, const SystemSpec& spec, const std::
   }
   // Codec: round trip on words, then timed round trip on sentences.
   if (!spec.encode.empty() && !spec.decode.empty()) {
-    std::vector<std::string> rt_words;
-    for (const auto& item : g.ud_stem) rt_words.push_back(item.word);
+    const std::vector<std::string>& rt_words = g.roundtrip_words;
     if (!rt_words.empty()) {
       const std::string wf = path_join(work, "roundtrip_words.txt");
       Status st = write_file_atomic(wf, join_lines(rt_words));
@@ -590,14 +681,32 @@ ReportRow na_row(const SystemResult& r, size_t columns, const std::string& note)
   return row;
 }
 
-// Exact word first, then its Turkish lower-case form (for systems that write lower-cased words,
-// like the Morfessor teacher's teacher.tsv).
+// The system's pieces for a word as it was sent (gold words are already in scoring form).
 SegmentationLookup lookup_of(const SystemResult& r) {
   return [&r](const std::string& w) -> const Pieces* {
     auto it = r.seg.find(w);
-    if (it == r.seg.end()) it = r.seg.find(unicode::to_lower(w));
     return it == r.seg.end() ? nullptr : &it->second;
   };
+}
+
+// The items of a gold set split into seen and unseen words (seen = GoldSets::seen).
+template <typename T>
+struct SeenSplit {
+  std::vector<T> seen, unseen;
+  bool known = false;  // false without a training text: seen/unseen columns are n/a
+};
+
+template <typename T>
+SeenSplit<T> split_seen(const std::vector<T>& items, const std::optional<SeenWords>& seen) {
+  SeenSplit<T> out;
+  if (!seen) return out;
+  out.known = true;
+  for (const T& item : items) (seen->seen(item.word) ? out.seen : out.unseen).push_back(item);
+  return out;
+}
+
+std::optional<double> count_value(bool known, size_t n) {
+  return known ? std::optional<double>(static_cast<double>(n)) : std::nullopt;
 }
 
 std::string count_note(size_t missing) {
@@ -606,41 +715,54 @@ std::string count_note(size_t missing) {
 
 ReportTable morphscore_table(const std::string& id, const std::string& title,
                              const std::string& desc, const std::vector<MorphScoreItem>& gold,
-                             const std::vector<SystemResult>& systems, bool published) {
+                             const GoldSets& g, const std::vector<SystemResult>& systems,
+                             bool published) {
   ReportTable t;
   t.id = id;
   t.title = title;
   t.description = desc;
-  t.columns = {"macro_f1", "mean_R", "mean_P", "micro_P",    "micro_R",
-               "micro_F1", "fw_R",   "fw_P",   "single_tok", "len_mismatch"};
-  t.plot_columns = {0, 1, 2, 5};
+  t.columns = {"macro_f1", "f1_seen", "f1_unseen", "n_seen",     "n_unseen",
+               "mean_R",   "mean_P",  "micro_F1",  "single_tok", "len_mismatch"};
+  t.plot_columns = {0, 1, 2};
+  t.integer_columns = {3, 4};
   if (published) t.published_label = "paper §5.1 macro_f1";
+  const SeenSplit<MorphScoreItem> parts = split_seen(gold, g.seen);
   for (const SystemResult& r : systems) {
     if (!r.has_seg) {
       t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
       continue;
     }
     const MorphScoreResult m = morphscore(gold, lookup_of(r));
-    ReportRow row{
-        r.spec.name,
-        {m.macro_f1, m.mean_recall, m.mean_precision, m.micro_precision, m.micro_recall, m.micro_f1,
-         m.fw_recall, m.fw_precision, m.single_token_rate, m.length_mismatch_rate},
-        m.words,
-        published ? published_value(id, r.spec.published) : std::nullopt,
-        count_note(m.missing)};
+    std::optional<double> seen_f1, unseen_f1;
+    if (parts.known && !parts.seen.empty()) seen_f1 = morphscore(parts.seen, lookup_of(r)).macro_f1;
+    if (parts.known && !parts.unseen.empty()) {
+      unseen_f1 = morphscore(parts.unseen, lookup_of(r)).macro_f1;
+    }
+    ReportRow row{r.spec.name,
+                  {m.macro_f1, seen_f1, unseen_f1, count_value(parts.known, parts.seen.size()),
+                   count_value(parts.known, parts.unseen.size()), m.mean_recall, m.mean_precision,
+                   m.micro_f1, m.single_token_rate, m.length_mismatch_rate},
+                  m.words,
+                  published ? published_value(id, r.spec.published) : std::nullopt,
+                  count_note(m.missing)};
     t.rows.push_back(row);
   }
   return t;
 }
 
 ReportTable boundary_table(const std::string& id, const std::string& title, const std::string& desc,
-                           const std::vector<GoldSegmentation>& gold,
+                           const std::vector<GoldSegmentation>& gold, const GoldSets& g,
                            const std::vector<SystemResult>& systems) {
   ReportTable t;
   t.id = id;
   t.title = title;
   t.description = desc;
-  t.columns = {"micro_P", "micro_R", "micro_F1", "macro_P", "macro_R", "macro_F1"};
+  t.columns = {"micro_P",   "micro_R", "micro_F1", "F1_seen",
+               "F1_unseen", "n_seen",  "n_unseen", "macro_F1"};
+  t.headline = 2;
+  t.plot_columns = {2, 3, 4};
+  t.integer_columns = {5, 6};
+  const SeenSplit<GoldSegmentation> parts = split_seen(gold, g.seen);
   for (const SystemResult& r : systems) {
     if (!r.has_seg) {
       t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
@@ -648,8 +770,17 @@ ReportTable boundary_table(const std::string& id, const std::string& title, cons
     }
     size_t missing = 0;
     const BoundaryScores s = boundary_scores(gold, lookup_of(r), &missing);
+    std::optional<double> seen_f1, unseen_f1;
+    if (parts.known && !parts.seen.empty()) {
+      seen_f1 = boundary_scores(parts.seen, lookup_of(r), nullptr).f1;
+    }
+    if (parts.known && !parts.unseen.empty()) {
+      unseen_f1 = boundary_scores(parts.unseen, lookup_of(r), nullptr).f1;
+    }
     t.rows.push_back({r.spec.name,
-                      {s.precision, s.recall, s.f1, s.macro_precision, s.macro_recall, s.macro_f1},
+                      {s.precision, s.recall, s.f1, seen_f1, unseen_f1,
+                       count_value(parts.known, parts.seen.size()),
+                       count_value(parts.known, parts.unseen.size()), s.macro_f1},
                       s.words,
                       std::nullopt,
                       count_note(missing)});
@@ -691,19 +822,108 @@ EmbeddingSubset probe_subset(const Embeddings& e, const std::vector<ProbeItem>& 
   return subset(e, words, labels);
 }
 
+// Share of the distinct letter runs of the evaluation text (scoring form) that the word list
+// `path` ("word[<TAB>…]" lines) holds.
+StatusOr<double> table_share(const std::string& path,
+                             const std::unordered_map<std::string, size_t>& text_words) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path));
+  std::unordered_set<std::string> table;
+  std::string line;
+  while (reader.next(&line)) table.insert(scoring_form(line.substr(0, line.find('\t'))));
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  std::unordered_set<std::string> distinct, held;
+  for (const auto& [w, n] : text_words) {
+    const std::string f = scoring_form(w);
+    distinct.insert(f);
+    if (table.count(f)) held.insert(f);
+  }
+  return distinct.empty() ? 0.0
+                          : static_cast<double>(held.size()) / static_cast<double>(distinct.size());
+}
+
+// Share of the distinct letter runs of the evaluation text that are not training types.
+std::optional<double> unseen_text_share(const GoldSets& g) {
+  if (!g.seen) return std::nullopt;
+  std::unordered_set<std::string> distinct, unseen;
+  for (const auto& [w, n] : g.letter_words) {
+    distinct.insert(scoring_form(w));
+    if (!g.seen->seen(w)) unseen.insert(scoring_form(w));
+  }
+  if (distinct.empty()) return std::nullopt;
+  return static_cast<double>(unseen.size()) / static_cast<double>(distinct.size());
+}
+
+ReportTable speed_table(const EvalConfig& c, const GoldSets& g,
+                        const std::vector<SystemResult>& systems) {
+  ReportTable t;
+  t.id = "speed";
+  t.title = "Encode / decode speed (same text for every system)";
+  const std::optional<double> unseen = unseen_text_share(g);
+  t.description =
+      "Wall time of the encode and decode commands on the whole evaluation text (" +
+      std::to_string(g.text_chars) + " characters, " + std::to_string(g.text_words) +
+      " non-space spans" +
+      (unseen ? ", " + format_value(100.0 * *unseen, 1) +
+                    " % of its distinct letter runs are not training types"
+              : std::string()) +
+      "), process start and model load included. cold = the first run; warm = median of " +
+      std::to_string(c.warm_runs) +
+      " further runs (OS file cache warm; a memoising tokenizer starts empty in each process). "
+      "in_table = share of the text's distinct letter runs held by the system's segmentation "
+      "table (systems with one): below 1 the misses go to the model (a cold table, as a user "
+      "has it on new text); 1 = a table exported with the text's own words (warm table). The "
+      "paper's figure is in-process, warm cache.";
+  t.columns = {"enc_chars_s_cold", "enc_chars_s_warm", "dec_words_s_cold", "dec_words_s_warm",
+               "in_table"};
+  t.published_label = "paper §5.9 enc chars/s";
+  const auto rate = [](double amount, const std::optional<double>& secs) {
+    return secs && *secs > 0 ? std::optional<double>(amount / *secs) : std::nullopt;
+  };
+  for (const SystemResult& r : systems) {
+    if (!r.enc_cold) {
+      t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
+      continue;
+    }
+    std::optional<double> in_table;
+    std::string note;
+    if (!r.spec.table_words.empty()) {
+      StatusOr<double> share = table_share(r.spec.table_words, g.letter_words);
+      if (share.ok()) {
+        in_table = *share;
+      } else {
+        note = share.status().message();
+      }
+    }
+    const auto chars = static_cast<double>(g.text_chars);
+    const auto w = static_cast<double>(g.text_words);
+    t.rows.push_back({r.spec.name,
+                      {rate(chars, r.enc_cold), rate(chars, r.enc_warm), rate(w, r.dec_cold),
+                       rate(w, r.dec_warm), in_table},
+                      g.text_chars,
+                      published_value("speed", r.spec.published),
+                      note});
+  }
+  return t;
+}
+
 }  // namespace
 
 json eval_config_defaults() {
-  return json{{"gold",
-               {{"mc2010", "../shared/data/gold/mc2010_tur_trainset.tsv"},
-                {"ud_stem_boundary", "../shared/data/gold/ud_stem_boundary_tokens.tsv"},
-                {"morphscore_v1", "../shared/data/gold/morphscore_turkish.csv"},
-                {"ud_types", "../shared/data/gold/ud_types_segmentation.tsv"},
-                {"penn", "../shared/data/gold/penn_tokens_segmentation.tsv"},
-                {"sigmorphon", "../shared/data/gold/sigmorphon2022_tur.gold"},
-                {"ud_dir", "../shared/data/ud"},
-                {"hybrid_lexicon", "../shared/data/hybrid"},
-                {"sentences", "../shared/data/corpus/dev_ud_sentences.txt"}}},
+  return json{{"shared_data", "../shared/data"},
+              {"gold",
+               {{"mc2010", "{shared_data}/gold/mc2010_tur_trainset.tsv"},
+                {"ud_stem_boundary", "{shared_data}/gold/ud_stem_boundary_tokens.tsv"},
+                {"morphscore_v1", "{shared_data}/gold/morphscore_turkish.csv"},
+                {"ud_types", "{shared_data}/gold/ud_types_segmentation.tsv"},
+                {"penn", "{shared_data}/gold/penn_tokens_segmentation.tsv"},
+                {"sigmorphon", "{shared_data}/gold/sigmorphon2022_tur.gold"},
+                {"ud_dir", "{shared_data}/ud"},
+                {"hybrid_lexicon", "{shared_data}/hybrid"},
+                {"sentences", "{shared_data}/corpus/dev_ud_sentences.txt"}}},
+              {"training_text", ""},
+              {"split", "report"},
+              {"tuning", json::array()},
               {"speed", {{"warm_runs", 3}, {"max_chars", 0}}},
               {"embeddings",
                {{"min_family_forms", 3},
@@ -733,7 +953,8 @@ StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
                                                       {"segmentations", &s.segmentations},
                                                       {"embeddings", &s.embeddings},
                                                       {"published", &s.published},
-                                                      {"builtin", &s.builtin}};
+                                                      {"builtin", &s.builtin},
+                                                      {"table_words", &s.table_words}};
   for (auto it = j.begin(); it != j.end(); ++it) {
     auto f = fields.find(it.key());
     if (f == fields.end()) {
@@ -816,11 +1037,29 @@ Status run_eval(const json& config, const std::string& out_dir) {
   report.notes = {
       "Every system is run through its command line on the same word lists and text; a row "
       "marked n/a has no output for that metric (the note says why).",
+      "Case policy: every boundary and MorphScore metric scores the Turkish lower-cased word "
+      "(İ→i, I→ı; offsets unchanged), for every system alike; round trip, fertility and speed "
+      "keep the text as written.",
+      std::string("Gold split: every gold set is split by one rule (eval/gold_policy.h: FNV-1a "
+                  "64 of the lower-cased word, or of the lemma for root families, mod 10,000; "
+                  "tune share 0.5 for MC2010, 0.1 for every other set). These tables show the ") +
+          gold_part_name(c.part) +
+          " part; whatever chose anything (weights, thresholds, configs, checkpoints) read the "
+          "tune part only.",
       "`n` is the number of items a row was computed on (words, sentences, queries, pairs).",
       "Published figures (morpheus_pipeline.md §5) come from the reference's own data and "
       "definitions (other files, MAP counting the query, warm-cache speed): a reference point, "
       "not a like-for-like comparison.",
   };
+  if (g.seen) {
+    report.notes.push_back("Training text: `" + c.training_text + "` (" + g.training_checksum +
+                           ", " + std::to_string(g.seen->size()) +
+                           " seen word types incl. the MC2010 tune words); every trained system "
+                           "learned from this text. seen = a type of it, unseen = the rest.");
+  } else {
+    report.notes.push_back("No training text configured: seen/unseen columns are n/a.");
+  }
+  for (const std::string& line : c.tuning) report.notes.push_back("Tuned: " + line);
   std::string systems_note = "Systems:";
   for (const SystemResult& r : systems) {
     systems_note += " " + r.spec.name +
@@ -867,13 +1106,13 @@ Status run_eval(const json& config, const std::string& out_dir) {
         "macro_f1 = F1(mean P, mean R); fw = weighted by token frequency in the file. Data: "
         "gold/ud_stem_boundary_tokens.tsv (all UD treebanks, stem == lemma, deduplicated). The "
         "paper's figure is on its 30,193-row Kenet file.",
-        g.ud_stem, systems, true));
+        g.ud_stem, g, systems, true));
   }
   if (!g.morphscore_v1.empty()) {
     report.tables.push_back(morphscore_table(
         "morphscore_v1", "MorphScore: MorphScore v1 Turkish file",
         "Same definition on gold/morphscore_turkish.csv (verbs; stem + suffix chain).",
-        g.morphscore_v1, systems, false));
+        g.morphscore_v1, g, systems, false));
   }
   if (!g.mc2010.empty()) {
     report.tables.push_back(boundary_table(
@@ -881,21 +1120,21 @@ Status run_eval(const json& config, const std::string& out_dir) {
         "Interior boundaries vs the best-matching gold alternative per word; micro = pooled "
         "counts, macro = mean over words with ≥ 1 predicted (P) / gold (R) boundary, macro F1 = "
         "F1(macro P, macro R).",
-        g.mc2010, systems));
+        g.mc2010, g, systems));
   }
   if (!g.ud_unique.empty()) {
     report.tables.push_back(boundary_table(
         "boundary_ud", "Boundary P/R/F1: UD analyzer segmentations (UNIQUE rows)",
         "gold/ud_types_segmentation.tsv, rows whose Starlang parse rooted at the UD lemma is "
         "unique.",
-        g.ud_unique, systems));
+        g.ud_unique, g, systems));
   }
   if (!g.penn.empty()) {
     report.tables.push_back(boundary_table(
         "boundary_penn", "Boundary P/R/F1: Penn Treebank segmentations",
         "gold/penn_tokens_segmentation.tsv grouped into word types (distinct gold segmentations "
         "of a type are alternatives).",
-        g.penn, systems));
+        g.penn, g, systems));
   }
   if (!g.sigmorphon.empty()) {
     ReportTable t;
@@ -930,7 +1169,7 @@ Status run_eval(const json& config, const std::string& out_dir) {
     t.title = "Surface fidelity on the 50 curated words";
     t.description =
         "§4.4: root = lower(first piece) == gold root; count, piece-length sequence, exact pieces. "
-        "Percentages of 50 words: one word = 2 points.";
+        "Percentages of the curated words in the scored part (n).";
     t.columns = {"root_pct", "count_pct", "len_pct", "exact_pct"};
     t.decimals = 1;
     t.published_label = "paper §5.7 root %";
@@ -939,7 +1178,7 @@ Status run_eval(const json& config, const std::string& out_dir) {
         t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
         continue;
       }
-      const SurfaceFidelityResult s = surface_fidelity(curated_surface_words(), lookup_of(r));
+      const SurfaceFidelityResult s = surface_fidelity(g.curated, lookup_of(r));
       t.rows.push_back({r.spec.name,
                         {s.root_pct, s.count_pct, s.len_pct, s.exact_pct},
                         s.words,
@@ -1003,39 +1242,7 @@ Status run_eval(const json& config, const std::string& out_dir) {
     }
     report.tables.push_back(t);
   }
-  {
-    ReportTable t;
-    t.id = "speed";
-    t.title = "Encode / decode speed (same text for every system)";
-    t.description =
-        "Wall time of the encode and decode commands on the whole evaluation text (" +
-        std::to_string(g.text_chars) + " characters, " + std::to_string(g.text_words) +
-        " non-space spans), process start and model load included. cold = the first run; warm = "
-        "median of " +
-        std::to_string(c.warm_runs) +
-        " further runs (OS file cache warm; a memoising tokenizer starts empty in each process). "
-        "The paper's figure is in-process, warm cache.";
-    t.columns = {"enc_chars_s_cold", "enc_chars_s_warm", "dec_words_s_cold", "dec_words_s_warm"};
-    t.published_label = "paper §5.9 enc chars/s";
-    const auto rate = [](double amount, const std::optional<double>& secs) {
-      return secs && *secs > 0 ? std::optional<double>(amount / *secs) : std::nullopt;
-    };
-    for (const SystemResult& r : systems) {
-      if (!r.enc_cold) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
-        continue;
-      }
-      const auto chars = static_cast<double>(g.text_chars);
-      const auto w = static_cast<double>(g.text_words);
-      t.rows.push_back({r.spec.name,
-                        {rate(chars, r.enc_cold), rate(chars, r.enc_warm), rate(w, r.dec_cold),
-                         rate(w, r.dec_warm)},
-                        g.text_chars,
-                        published_value("speed", r.spec.published),
-                        ""});
-    }
-    report.tables.push_back(t);
-  }
+  report.tables.push_back(speed_table(c, g, systems));
   if (!g.family_words.empty()) {
     ReportTable ret;
     ret.id = "retrieval";

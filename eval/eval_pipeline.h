@@ -15,8 +15,13 @@
 namespace morpheus::eval {
 
 // The configuration schema with its defaults (paths relative to the working directory, i.e.
-// the repo root): "gold" {mc2010, ud_stem_boundary, morphscore_v1, ud_types, penn, sigmorphon,
-// ud_dir, hybrid_lexicon, sentences} (an empty path skips the metrics needing it), "speed"
+// the repo root): "shared_data" (the data folder beside the checkout, "../shared/data";
+// $MORPHEUS_SHARED_DATA wins; "{shared_data}" in gold paths and system commands stands for it),
+// "gold" {mc2010, ud_stem_boundary, morphscore_v1, ud_types, penn, sigmorphon,
+// ud_dir, hybrid_lexicon, sentences} (an empty path skips the metrics needing it),
+// "training_text" (the text every trained system learned from: seen/unseen columns; empty: n/a),
+// "split" ("report" | "tune" | "all": the gold part the tables score, eval/gold_policy.h),
+// "tuning" [what was tuned on what, one line each, listed in report.md], "speed"
 // {warm_runs, max_chars}, "embeddings" {min_family_forms, max_words, max_pairs, probe_folds,
 // probe_max_items, probe_min_class, probe_iterations, pca_families, seed}, "systems" [].
 nlohmann::json eval_config_defaults();
@@ -39,6 +44,9 @@ struct SystemSpec {
   // A built-in reference segmenter instead of commands: "whole-word" (one piece per word) or
   // "characters" (one piece per code point).
   std::string builtin;
+  // The word list its segmentation table was built from ("word[<TAB>…]" lines), if it has one:
+  // the speed table reports the share of the text's distinct letter runs that table holds.
+  std::string table_words;
 };
 
 // Validates one "systems" entry: unknown keys and a missing/duplicate name are errors.

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/json_config.h"
 
 namespace morpheus::model {
@@ -33,13 +34,7 @@ std::string utc_now() {
 
 // FNV-1a 64 of model.pt, kept in meta.json so that a bit-flipped or truncated archive is a clear
 // DATA_LOSS instead of silently wrong weights (torch does not check archive CRCs).
-std::string archive_checksum(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string archive_checksum(std::string_view bytes) { return hex16(fnv1a64(bytes)); }
 
 Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
                             const ModelConfig& config, const std::string& kind,

@@ -2,13 +2,18 @@
 // `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set prepare.k=v] [--teacher TSV]
 // [--gold TSV]`: corpus → Morfessor teacher → root correction → vocabularies → caches
 // (train/prepare.h). Prints the prepare.json summary on stdout.
+// `morpheus teacher --data DIR [--raw] [FILE]`: the labels that prepare directory teaches, for any
+// words (`word<TAB>piece piece…` per line).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/file_util.h"
+#include "core/utf8.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
+#include "train/corpus.h"
 #include "train/prepare.h"
 
 namespace morpheus::tools {
@@ -52,9 +57,62 @@ Status run_prepare_command(const PrepareArgs& args) {
   return out.close();
 }
 
+struct TeacherArgs {
+  std::string data, input = "-", output = "-";
+  bool raw = false;
+};
+
+// word<TAB>pieces for every non-empty line of the input; the pieces cut the word as written at
+// the offsets of its lower-case form (one code point for one).
+Status run_teacher_command(const TeacherArgs& args) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(args.input == "-" ? "/dev/stdin" : args.input));
+  std::vector<std::string> words;
+  std::vector<std::u32string> lower;
+  std::string line;
+  while (reader.next(&line)) {
+    if (line.empty()) continue;
+    lower.push_back(train::lower_code_points(line));
+    words.push_back(std::move(line));
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<train::Cuts> cuts,
+                            train::teacher_labels(args.data, lower, args.raw));
+  Output out;
+  MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::u32string written;
+    for (size_t pos = 0; pos < words[i].size();) {
+      const utf8::Decoded d = utf8::decode_one(words[i], pos);
+      written.push_back(d.code_point);
+      pos += d.length;
+    }
+    std::string pieces;
+    for (const std::u32string& p : train::pieces_from_cuts(written, cuts[i])) {
+      pieces += (pieces.empty() ? "" : " ") + utf8::encode(p);
+    }
+    MORPHEUS_RETURN_IF_ERROR(out.write(words[i] + "\t" + pieces + "\n"));
+  }
+  return out.close();
+}
+
+void register_teacher_command(CLI::App& app, CommandRegistry& registry) {
+  auto args = std::make_shared<TeacherArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "teacher",
+      "Segment words as the teacher of a prepare directory does: its table, its Morfessor model "
+      "for other words, then the root correction (the labels Morpheus learns from)");
+  cmd->add_option("--data", args->data, "Prepare output directory")->required();
+  cmd->add_flag("--raw", args->raw, "Skip the root correction (the raw Morfessor segmentation)");
+  cmd->add_option("input", args->input, "Words, one per line; - for stdin")->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output file, - for stdout")->capture_default_str();
+  registry.add(cmd, [args] { return run_teacher_command(*args); });
+}
+
 }  // namespace
 
 void register_prepare_commands(CLI::App& app, CommandRegistry& registry) {
+  register_teacher_command(app, registry);
   auto args = std::make_shared<PrepareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "prepare",

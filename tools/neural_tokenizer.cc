@@ -273,7 +273,12 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
       MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(tmp, f)));
       files[f] = sum;
     }
+    // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
+    StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
+    const std::string source_sum =
+        source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
     json config = {{"format_version", kTokenizerFormatVersion},
+                   {"source_checkpoint_model_pt_fnv1a64", source_sum},
                    {"kind", kTokenizerKind},
                    {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + pieces.size()},
                    {"num_pieces", pieces.size()},

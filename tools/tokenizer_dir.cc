@@ -164,14 +164,6 @@ bool SegmentTable::lookup(std::string_view run, std::vector<std::string>* pieces
   return true;
 }
 
-StatusOr<std::string> file_checksum(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::string content, read_file(path));
-  const uint64_t h = train::fnv1a64(content.data(), content.size());
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "fnv1a64:%016llx", static_cast<unsigned long long>(h));
-  return std::string(buf);
-}
-
 struct TokenizerDir::State {
   std::mutex mutex;
   bool created = false;
@@ -233,9 +225,7 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
                      "re-run morpheus export");
   }
   MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path));
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "fnv1a64:%016llx",
-                static_cast<unsigned long long>(train::fnv1a64(content->data(), content->size())));
+  const std::string buf = checksum_tag(*content);
   const std::string want = files[relative].get<std::string>();
   if (want != buf) {
     return data_loss(

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
 
@@ -53,9 +54,6 @@ class SegmentTable {
   size_t count_ = 0;
   const char* blob_ = nullptr;
 };
-
-// FNV-1a 64 of a file as "fnv1a64:<16 hex digits>".
-StatusOr<std::string> file_checksum(const std::string& path);
 
 // Lower-cases a valid UTF-8 letter run with Turkish rules (the table key).
 std::string fold_run(std::string_view run);

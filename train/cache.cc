@@ -68,16 +68,6 @@ uint64_t checksum_of(const uint8_t* data, size_t size) {
 
 }  // namespace
 
-uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t h = seed;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 uint64_t reference_int64_cache_bytes(uint64_t windows) {
   const uint64_t slots = 32, positions = 32, gaps = 31;
   const uint64_t per_row = slots * positions * 8 * 2  // char_ids + case_flags

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/status.h"
 
 namespace morpheus::train {
@@ -167,9 +168,6 @@ class CacheReader {
   const uint8_t* char_u8_ = nullptr;
   const uint16_t* char_u16_ = nullptr;
 };
-
-// FNV-1a 64 of `data`.
-uint64_t fnv1a64(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ULL);
 
 // Bytes the reference's int64 torch layout (morpheus_pipeline.md §1.9) needs for `windows` rows
 // of 32 word slots × 32 positions: char ids, case flags, lengths, 31 labels, word and root ids

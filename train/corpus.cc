@@ -89,6 +89,9 @@ void Corpus::add_sentence(std::string_view text) {
   }
   num_tokens_ += sentence.size();
   sentences_.push_back(std::move(sentence));
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  text_.append(text);
+  text_ += '\n';
 }
 
 Status Corpus::add_file(const std::string& path, CorpusFormat format) {

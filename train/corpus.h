@@ -61,6 +61,9 @@ class Corpus {
   const std::vector<uint64_t>& counts() const { return counts_; }
   // Sentences holding at least one word.
   const std::vector<Sentence>& sentences() const { return sentences_; }
+  // The text of those sentences, one per line (treebank sentences as their tokens joined by
+  // spaces): the exact text the corpus was learned from, which every baseline trains on too.
+  const std::string& text() const { return text_; }
   uint64_t num_tokens() const { return num_tokens_; }
   uint64_t num_empty_sentences() const { return num_empty_; }
   uint64_t num_characters() const { return num_chars_; }
@@ -73,6 +76,7 @@ class Corpus {
   std::unordered_map<std::u32string, uint32_t> index_;
   std::vector<Sentence> sentences_;
   std::vector<FoldedWord> scratch_;
+  std::string text_;
   uint64_t num_tokens_ = 0;
   uint64_t num_empty_ = 0;
   uint64_t num_chars_ = 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <unordered_map>
@@ -32,18 +33,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string hex64(uint64_t v) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i) {
-    s[static_cast<size_t>(i)] = kDigits[v & 15u];
-    v >>= 4;
-  }
-  return s;
-}
-
-uint64_t hash_string(const std::string& s, uint64_t seed = 0xcbf29ce484222325ULL) {
-  return fnv1a64(s.data(), s.size(), seed);
+uint64_t hash_string(const std::string& s, uint64_t seed = kFnv1a64Offset) {
+  return fnv1a64(s, seed);
 }
 
 StatusOr<uint64_t> hash_file(const std::string& path, uint64_t seed) {
@@ -267,10 +258,10 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(cfg.suffix_lexicon, all_hash));
   }
   const std::string summary_path = path_join(options.out_dir, "prepare.json");
-  if (stamps.value("all", "") == hex64(all_hash) && file_exists(summary_path)) {
+  if (stamps.value("all", "") == hex16(all_hash) && file_exists(summary_path)) {
     bool complete = true;
-    for (const char* f :
-         {"teacher.tsv", "char_vocab.json", "words.tsv", "roots.tsv", "train.cache", "dev.cache"}) {
+    for (const char* f : {"corpus.txt", "teacher.tsv", "char_vocab.json", "words.tsv", "roots.tsv",
+                          "train.cache", "dev.cache"}) {
       complete = complete && file_exists(path_join(options.out_dir, f));
     }
     StatusOr<json> previous = load_json_file(summary_path);
@@ -305,7 +296,11 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   for (size_t t = 0; t < types.size(); ++t) {
     if (types[t].size() > cfg.max_word_chars) long_tokens += corpus.counts()[t];
   }
+  const std::string text_path = path_join(options.out_dir, "corpus.txt");
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(text_path, corpus.text()));
   summary["corpus"] = {{"files", options.corpus_files},
+                       {"text", text_path},
+                       {"text_checksum", checksum_tag(corpus.text())},
                        {"sentences", corpus.sentences().size()},
                        {"lines_without_words", corpus.num_empty_sentences()},
                        {"tokens", corpus.num_tokens()},
@@ -338,7 +333,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   const std::string teacher_path = path_join(options.out_dir, "teacher.tsv");
   const std::string model_path = path_join(options.out_dir, "morfessor_model.bin");
   const bool teacher_reused =
-      stamps.value("teacher", "") == hex64(teacher_hash) && file_exists(teacher_path);
+      stamps.value("teacher", "") == hex16(teacher_hash) && file_exists(teacher_path);
   TeacherTable table;
   json teacher_json;
   teacher_json["source"] = options.teacher_file.empty() ? "morfessor" : options.teacher_file;
@@ -367,7 +362,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   if (!teacher_reused) {
     MORPHEUS_RETURN_IF_ERROR(write_teacher_tsv(teacher_path, types, teacher_cuts));
     teacher_json["seconds"] = seconds_since(start);
-    stamps["teacher"] = hex64(teacher_hash);
+    stamps["teacher"] = hex16(teacher_hash);
     stamps["teacher_seconds"] = teacher_json["seconds"];
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
   }
@@ -625,9 +620,49 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   summary["cache_version"] = kCacheVersion;
   summary["reused"] = false;
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(summary_path, summary.dump(2) + "\n"));
-  stamps["all"] = hex64(all_hash);
+  stamps["all"] = hex16(all_hash);
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
   return summary;
+}
+
+StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
+                                           const std::vector<std::u32string>& words, bool raw) {
+  const std::string summary_path = path_join(prep_dir, "prepare.json");
+  MORPHEUS_ASSIGN_OR_RETURN(json summary, load_json_file(summary_path));
+  if (!summary.is_object() || !summary.contains("config")) {
+    return data_loss(summary_path + ": no \"config\" object", "re-run morpheus prepare");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg, prepare_config_from_json(summary["config"]));
+  MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table,
+                            read_teacher_tsv(path_join(prep_dir, "teacher.tsv")));
+  std::vector<std::u32string> unknown;
+  for (const std::u32string& w : words) {
+    if (!w.empty() && table.count(w) == 0) unknown.push_back(w);
+  }
+  const std::string model_path = path_join(prep_dir, "morfessor_model.bin");
+  if (!unknown.empty() && file_exists(model_path)) {
+    MorfessorOptions morfessor;
+    morfessor.python = cfg.morfessor_python;
+    morfessor.segment_script = cfg.morfessor_segment;
+    const std::string work = temp_path_for(path_join(prep_dir, "teacher_labels"));
+    MORPHEUS_RETURN_IF_ERROR(make_dirs(work));
+    StatusOr<TeacherTable> extra = segment_with_morfessor(morfessor, model_path, unknown, work);
+    std::filesystem::remove_all(work);
+    if (!extra.ok()) return extra.status();
+    table.merge(*extra);
+  }
+  RootLexicon lexicon;
+  const bool correct = !raw && cfg.root_correction;
+  if (correct) {
+    MORPHEUS_ASSIGN_OR_RETURN(lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
+  }
+  std::vector<Cuts> out(words.size());
+  for (size_t i = 0; i < words.size(); ++i) {
+    auto it = table.find(words[i]);
+    if (it != table.end()) out[i] = it->second;
+    if (correct) correct_root(lexicon, words[i], cfg.max_word_chars, &out[i]);
+  }
+  return out;
 }
 
 }  // namespace morpheus::train

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "train/teacher.h"
 
 namespace morpheus::train {
 
@@ -89,6 +90,14 @@ struct PrepareOptions {
 // Runs every stage, reusing those whose inputs are unchanged (stamps.json), and returns the
 // summary that it also writes to prepare.json.
 StatusOr<nlohmann::json> run_prepare(const PrepareOptions& options);
+
+// The segmentation Morpheus learns from, for any lower-case words: the teacher table of the
+// prepare directory `prep_dir` (teacher.tsv: Morfessor's, or the --teacher file's), words it
+// lacks segmented by its trained Morfessor model (morfessor_model.bin, when there is one; else
+// they stay whole), then, unless `raw`, the root correction when prepare.json's config enables
+// it. One Cuts per word, in order.
+StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
+                                           const std::vector<std::u32string>& words, bool raw);
 
 // Reads a gold file: "word<TAB>alt , alt<TAB>…" with pieces space-separated; a first line
 // starting with "word\t" is a header. Words and pieces are lower-cased.

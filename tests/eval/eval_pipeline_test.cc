@@ -116,5 +116,87 @@ TEST_F(EvalPipelineTest, MissingGoldFileIsAnErrorNamingIt) {
   EXPECT_NE(s.message().find("no_such.tsv"), std::string::npos);
 }
 
+// Runs the tiny config with extra --set values; returns report.json.
+nlohmann::json run_tiny(const std::vector<std::string>& sets,
+                        const std::string& first_system_table = "") {
+  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, sets);
+  EXPECT_TRUE(config.ok()) << config.status().to_string();
+  if (!config.ok()) return nlohmann::json();
+  if (!first_system_table.empty()) (*config)["systems"][0]["table_words"] = first_system_table;
+  const std::string out = testing::make_temp_dir("eval");
+  Status s = run_eval(*config, out);
+  EXPECT_TRUE(s.ok()) << s.to_string();
+  auto report = load_json_file(path_join(out, "report.json"));
+  EXPECT_TRUE(report.ok());
+  return report.ok() ? *report : nlohmann::json();
+}
+
+TEST_F(EvalPipelineTest, TablesScoreTheConfiguredPartOnly) {
+  // A table whose part is empty is left out of the report: n = 0.
+  const auto items = [](const nlohmann::json& report, const char* table) -> size_t {
+    const nlohmann::json* row = find_row(report, table, "awk-suffix");
+    return row == nullptr || (*row)["n"].is_null() ? 0 : (*row)["n"].get<size_t>();
+  };
+  const nlohmann::json tune = run_tiny({"split=tune"}), report = run_tiny({"split=report"});
+  const nlohmann::json all = run_tiny({});
+  for (const char* table : {"boundary_mc2010", "boundary_penn", "boundary_ud", "morphscore_ud"}) {
+    EXPECT_EQ(items(tune, table) + items(report, table), items(all, table)) << table;
+    EXPECT_GT(items(all, table), 0u) << table;
+  }
+}
+
+TEST_F(EvalPipelineTest, SeenAndUnseenColumnsPartitionTheWords) {
+  const std::string dir = testing::make_temp_dir("seen");
+  const std::string text = path_join(dir, "corpus.txt");
+  ASSERT_TRUE(write_file_atomic(text, "Evlerde kitap yok.\n").ok());
+  const nlohmann::json report = run_tiny({"training_text=" + text});
+  const nlohmann::json* row = find_row(report, "boundary_mc2010", "awk-suffix");
+  ASSERT_NE(row, nullptr);
+  const nlohmann::json& v = (*row)["values"];
+  EXPECT_EQ(v["n_seen"].get<double>(), 1.0);  // evlerde (seen with a capital)
+  EXPECT_EQ(v["n_seen"].get<double>() + v["n_unseen"].get<double>(), (*row)["n"].get<double>());
+  EXPECT_DOUBLE_EQ(v["F1_seen"].get<double>(), 2.0 / 3);  // "evler de" vs gold "ev ler de"
+  // Without a training text the columns are n/a, never 0.
+  const nlohmann::json without = run_tiny({});
+  const nlohmann::json* plain = find_row(without, "boundary_mc2010", "awk-suffix");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_TRUE((*plain)["values"]["F1_seen"].is_null());
+}
+
+TEST_F(EvalPipelineTest, CapitalisedGoldWordsScoreAsTheirLowerCaseForms) {
+  const std::string dir = testing::make_temp_dir("case");
+  const std::string cased = path_join(dir, "cased.tsv"), lower = path_join(dir, "lower.tsv");
+  ASSERT_TRUE(write_file_atomic(cased,
+                                "word\tsegs\torig\nEvlerde\tEv ler de\tx\n"
+                                "KİTAPLAR\tKİTAP LAR\tx\n")
+                  .ok());
+  ASSERT_TRUE(write_file_atomic(lower,
+                                "word\tsegs\torig\nevlerde\tev ler de\tx\n"
+                                "kitaplar\tkitap lar\tx\n")
+                  .ok());
+  const nlohmann::json a = run_tiny({"gold.mc2010=" + cased});
+  const nlohmann::json b = run_tiny({"gold.mc2010=" + lower});
+  for (const char* system : {"awk-suffix", "ready-file"}) {
+    const nlohmann::json* ra = find_row(a, "boundary_mc2010", system);
+    const nlohmann::json* rb = find_row(b, "boundary_mc2010", system);
+    ASSERT_NE(ra, nullptr);
+    ASSERT_NE(rb, nullptr);
+    EXPECT_EQ((*ra)["values"], (*rb)["values"]) << system;
+    EXPECT_EQ((*ra)["n"], 2) << system;
+  }
+}
+
+TEST_F(EvalPipelineTest, SpeedTableReportsTheShareOfTheTextInTheSystemTable) {
+  const std::string dir = testing::make_temp_dir("table");
+  const std::string table = path_join(dir, "types.tsv");
+  // Letter runs of sentences.txt: evlerde kitaplar var geldiler; the table holds two of four.
+  ASSERT_TRUE(write_file_atomic(table, "evlerde\t3\nkitaplar\t1\nev\t9\n").ok());
+  const nlohmann::json report = run_tiny({}, table);
+  const nlohmann::json* row = find_row(report, "speed", "awk-suffix");
+  ASSERT_NE(row, nullptr);
+  EXPECT_DOUBLE_EQ((*row)["values"]["in_table"].get<double>(), 0.5);
+  EXPECT_TRUE((*find_row(report, "speed", "broken"))["values"]["in_table"].is_null());
+}
+
 }  // namespace
 }  // namespace morpheus::eval

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/utf8.h"
 #include "tests/support/test_support.h"
 #include "train/cache.h"
@@ -64,6 +65,35 @@ std::string chars_of(const CacheReader& cache, const CharVocab& vocab, uint64_t 
   for (uint32_t j = 0; j < cache.word_length(i); ++j)
     s.push_back(vocab.char_of(cache.char_id(i, j)));
   return utf8::encode(s);
+}
+
+TEST(PrepareTest, WritesTheTextItLearnedFromWithItsChecksum) {
+  const TinySetup t = make_tiny();
+  StatusOr<nlohmann::json> summary = run_prepare(tiny_options(t));
+  ASSERT_TRUE(summary.ok()) << summary.status().to_string();
+  const std::string text_path = path_join(t.out, "corpus.txt");
+  StatusOr<std::string> text = read_file(text_path);
+  ASSERT_TRUE(text.ok());
+  // The three sentences with words, as written (case kept); the digits-only line is not text.
+  EXPECT_EQ(text->rfind("Türkiye'nin kitapları 1990'larda evlerde.\nKİTAPLAR ve evler\n", 0), 0u);
+  EXPECT_EQ(text->find("123 456"), std::string::npos);
+  EXPECT_EQ((*summary)["corpus"]["text"], text_path);
+  EXPECT_EQ((*summary)["corpus"]["text_checksum"], file_checksum(text_path).value());
+}
+
+TEST(PrepareTest, TeacherLabelsAreTheRootCorrectedTableUnlessRaw) {
+  const TinySetup t = make_tiny();
+  ASSERT_TRUE(run_prepare(tiny_options(t)).ok());
+  const std::vector<std::u32string> words = {U"kitapları", U"evlerde", U"bilinmeyen"};
+  StatusOr<std::vector<Cuts>> corrected = teacher_labels(t.out, words, false);
+  StatusOr<std::vector<Cuts>> raw = teacher_labels(t.out, words, true);
+  ASSERT_TRUE(corrected.ok()) << corrected.status().to_string();
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)[0], (Cuts{2, 5}));     // ki|tap|ları as the teacher file says
+  EXPECT_EQ((*corrected)[0], (Cuts{5}));  // kitap|ları: the cut inside the root removed
+  EXPECT_EQ((*corrected)[1], (Cuts{2, 5}));
+  EXPECT_TRUE((*corrected)[2].empty());  // no table entry and no Morfessor model: whole
+  EXPECT_FALSE(teacher_labels(t.dir, words, false).ok());  // not a prepare directory
 }
 
 TEST(PrepareTest, WritesLabelsCaseAndChunksToTheCache) {

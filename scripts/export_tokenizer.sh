@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Exports a checkpoint into a tokenizer directory unless that directory was exported from the very
+# same checkpoint (the model.pt checksum of CHECKPOINT/meta.json, which export records in
+# TOKDIR/tokenizer.json). So a retrained model is never scored through a stale tokenizer, and an
+# unchanged one is not exported twice.
+# Usage: scripts/export_tokenizer.sh CHECKPOINT TOKDIR [morpheus export options…]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkpoint=$1
+tokdir=$2
+shift 2
+M=build/dev/tools/morpheus
+field() {  # field FILE KEY: a top-level string of a JSON file, empty when absent
+  python3 -c 'import json, sys
+try:
+    print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))
+except (OSError, ValueError):
+    print("")' "$1" "$2"
+}
+want=$(field "$checkpoint/meta.json" model_pt_fnv1a64)
+have=$(field "$tokdir/tokenizer.json" source_checkpoint_model_pt_fnv1a64)
+if [ -n "$want" ] && [ "$want" = "$have" ]; then
+  echo "export: $tokdir is current (checkpoint model.pt $want)"
+  exit 0
+fi
+$M export --checkpoint "$checkpoint" --out "$tokdir" "$@"
