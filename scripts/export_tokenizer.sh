@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Exports a checkpoint into a tokenizer directory unless that directory was exported from the very
 # same checkpoint (the model.pt checksum of CHECKPOINT/meta.json, which export records in
-# TOKDIR/tokenizer.json). So a retrained model is never scored through a stale tokenizer, and an
-# unchanged one is not exported twice.
+# TOKDIR/tokenizer.json) with the same options (kept in TOKDIR/export_options.txt). So a retrained
+# model is never scored through a stale tokenizer, and an unchanged one is not exported twice.
 # Usage: scripts/export_tokenizer.sh CHECKPOINT TOKDIR [morpheus export options…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +19,11 @@ except (OSError, ValueError):
 }
 want=$(field "$checkpoint/meta.json" model_pt_fnv1a64)
 have=$(field "$tokdir/tokenizer.json" source_checkpoint_model_pt_fnv1a64)
-if [ -n "$want" ] && [ "$want" = "$have" ]; then
-  echo "export: $tokdir is current (checkpoint model.pt $want)"
+options="$*"
+if [ -n "$want" ] && [ "$want" = "$have" ] &&
+   [ "$options" = "$(cat "$tokdir/export_options.txt" 2>/dev/null)" ]; then
+  echo "export: $tokdir is current (checkpoint model.pt $want, options: $options)"
   exit 0
 fi
 $M export --checkpoint "$checkpoint" --out "$tokdir" "$@"
+echo "$options" > "$tokdir/export_options.txt"

@@ -251,6 +251,10 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
+  exp->add_option("--threshold", eargs->options.threshold,
+                  "Boundary probability threshold in (0, 1), chosen on a tune split; 0 keeps "
+                  "the model's own (model.threshold)")
+      ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
   register_tokenize_commands(app, registry, [](size_t cache) {

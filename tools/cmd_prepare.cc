@@ -32,6 +32,7 @@ struct PrepareArgs {
   std::vector<std::string> sets;
   std::string teacher;
   std::string gold;
+  std::string annotations;
 };
 
 Status run_prepare_command(const PrepareArgs& args) {
@@ -50,6 +51,7 @@ Status run_prepare_command(const PrepareArgs& args) {
   options.out_dir = args.out;
   options.teacher_file = args.teacher;
   options.gold_file = args.gold;
+  options.annotations_file = args.annotations;
   MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json summary, train::run_prepare(options));
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open("-"));
@@ -130,6 +132,9 @@ void register_prepare_commands(CLI::App& app, CommandRegistry& registry) {
   cmd->add_option("--gold", args->gold,
                   "Gold segmentations (word<TAB>alt , alt) to score the teacher, e.g. "
                   "../shared/data/gold/mc2010_tur_trainset.tsv");
+  cmd->add_option("--annotations", args->annotations,
+                  "Annotated words (word<TAB>alt , alt) for semi-supervised Morfessor: only the "
+                  "MC2010 tune part (morpheus gold-split --gold mc2010 --part tune)");
   registry.add(cmd, [args] { return run_prepare_command(*args); });
 }
 

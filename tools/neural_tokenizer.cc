@@ -164,6 +164,13 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(options.checkpoint));
+  if (options.threshold != 0) {
+    if (!(options.threshold > 0 && options.threshold < 1)) {
+      return invalid_argument("--threshold must be in (0, 1), got " +
+                              std::to_string(options.threshold));
+    }
+    model->config.threshold = options.threshold;  // the exported model keeps it
+  }
   const std::string chars_path = path_join(options.checkpoint, "char_vocab.json");
   MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {

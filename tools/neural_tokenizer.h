@@ -34,6 +34,7 @@ struct ExportOptions {
   std::string out;            // tokenizer directory (replaced atomically)
   size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
   uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept
+  double threshold = 0;       // boundary probability threshold in (0, 1); 0: the model's own
 };
 
 struct ExportSummary {

@@ -63,6 +63,28 @@ json scores_json(const eval::BoundaryScores& s) {
           {"gold", s.totals.gold}};
 }
 
+// The MC2010-style gold file `gold_path` rewritten as a Morfessor annotations file (lower-case
+// words; "word m1 m2, m1 m2" per line).
+Status write_morfessor_annotations(const std::string& gold_path, const std::string& out_path) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldWord> gold, read_gold_file(gold_path));
+  if (gold.empty()) {
+    return invalid_argument(gold_path + " holds no annotated words",
+                            "give an MC2010-style file: word<TAB>m1 m2 , m1 m2");
+  }
+  std::string text;
+  for (const GoldWord& g : gold) {
+    text += utf8::encode(g.word);
+    for (size_t a = 0; a < g.alternatives.size(); ++a) {
+      text += a == 0 ? " " : ", ";
+      for (size_t i = 0; i < g.alternatives[a].size(); ++i) {
+        text += (i == 0 ? "" : " ") + utf8::encode(g.alternatives[a][i]);
+      }
+    }
+    text += "\n";
+  }
+  return write_file_atomic(out_path, text);
+}
+
 // Status with the stage name in front.
 Status in_stage(Status s, const std::string& stage) {
   if (!s.ok()) s.prepend("prepare (" + stage + ")");
@@ -93,6 +115,7 @@ json prepare_config_to_json(const PrepareConfig& c) {
   p["morfessor_segment"] = c.morfessor_segment;
   p["morfessor_dampening"] = c.morfessor_dampening;
   p["morfessor_corpusweight"] = c.morfessor_corpusweight;
+  p["morfessor_annotation_weight"] = c.morfessor_annotation_weight;
   return {{"prepare", p}};
 }
 
@@ -122,6 +145,7 @@ StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
     c.morfessor_segment = p.at("morfessor_segment").get<std::string>();
     c.morfessor_dampening = p.at("morfessor_dampening").get<std::string>();
     c.morfessor_corpusweight = p.at("morfessor_corpusweight").get<double>();
+    c.morfessor_annotation_weight = p.at("morfessor_annotation_weight").get<double>();
   } catch (const json::exception& e) {
     return invalid_argument(std::string("prepare config: ") + e.what());
   }
@@ -242,14 +266,15 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   // Everything unchanged since the last complete run: reuse all outputs.
   auto start = Clock::now();
   if (options.corpus_files.empty()) return invalid_argument("no corpus files given");
-  uint64_t all_hash =
-      hash_string(config_json.dump() + "\n" + options.teacher_file + "\n" + options.gold_file +
-                  "\n" + cfg.root_lexicon + "\n" + cfg.suffix_lexicon);
+  uint64_t all_hash = hash_string(config_json.dump() + "\n" + options.teacher_file + "\n" +
+                                  options.gold_file + "\n" + options.annotations_file + "\n" +
+                                  cfg.root_lexicon + "\n" + cfg.suffix_lexicon);
   for (const std::string& path : options.corpus_files) {
     MORPHEUS_RETURN_IF_ERROR(in_stage(check_readable_file(path), "corpus"));
     MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(path, all_hash));
   }
-  for (const std::string& path : {options.teacher_file, options.gold_file}) {
+  for (const std::string& path :
+       {options.teacher_file, options.gold_file, options.annotations_file}) {
     if (path.empty()) continue;
     MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(path, all_hash));
   }
@@ -325,10 +350,13 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   if (!options.teacher_file.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(teacher_hash, hash_file(options.teacher_file, teacher_hash));
   } else {
-    teacher_hash =
-        hash_string(cfg.morfessor_dampening + " " + std::to_string(cfg.morfessor_corpusweight) +
-                        " " + cfg.morfessor_train,
-                    teacher_hash);
+    teacher_hash = hash_string(
+        cfg.morfessor_dampening + " " + std::to_string(cfg.morfessor_corpusweight) + " " +
+            cfg.morfessor_train + " " + std::to_string(cfg.morfessor_annotation_weight),
+        teacher_hash);
+    if (!options.annotations_file.empty()) {
+      MORPHEUS_ASSIGN_OR_RETURN(teacher_hash, hash_file(options.annotations_file, teacher_hash));
+    }
   }
   const std::string teacher_path = path_join(options.out_dir, "teacher.tsv");
   const std::string model_path = path_join(options.out_dir, "morfessor_model.bin");
@@ -337,6 +365,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   TeacherTable table;
   json teacher_json;
   teacher_json["source"] = options.teacher_file.empty() ? "morfessor" : options.teacher_file;
+  teacher_json["annotations"] = options.annotations_file;
   if (teacher_reused) {
     MORPHEUS_LOG(kInfo, "teacher: inputs unchanged, reusing ", teacher_path);
     MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(teacher_path));
@@ -344,6 +373,12 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   } else if (!options.teacher_file.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(options.teacher_file));
   } else {
+    if (!options.annotations_file.empty()) {
+      morfessor.annotations = path_join(options.out_dir, "morfessor_annotations.txt");
+      morfessor.annotation_weight = cfg.morfessor_annotation_weight;
+      MORPHEUS_RETURN_IF_ERROR(
+          write_morfessor_annotations(options.annotations_file, morfessor.annotations));
+    }
     MORPHEUS_ASSIGN_OR_RETURN(table,
                               train_morfessor(morfessor, types, corpus.counts(), options.out_dir));
   }
@@ -632,7 +667,9 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
   if (!summary.is_object() || !summary.contains("config")) {
     return data_loss(summary_path + ": no \"config\" object", "re-run morpheus prepare");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg, prepare_config_from_json(summary["config"]));
+  json resolved = prepare_config_defaults();  // keys added since that prepare keep defaults
+  MORPHEUS_RETURN_IF_ERROR(merge_config(resolved, summary["config"], summary_path));
+  MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg, prepare_config_from_json(resolved));
   MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table,
                             read_teacher_tsv(path_join(prep_dir, "teacher.tsv")));
   std::vector<std::u32string> unknown;

@@ -63,6 +63,9 @@ struct PrepareConfig {
   // of the MC2010 gold (micro boundary F1 0.487 at 1.0, 0.551 at 0.5, 0.591 at 0.25, 0.578 at
   // 0.1 on the default corpus); on the held-out even half 0.482 at 1.0 vs 0.569 at 0.25.
   double morfessor_corpusweight = 0.25;
+  // With --annotations: Morfessor's corpus weight of the annotated words (-W); 0 lets Morfessor
+  // balance the annotated and corpus token counts.
+  double morfessor_annotation_weight = 0.0;
 };
 
 // The defaults as JSON: {"prepare": {...}}.
@@ -84,6 +87,9 @@ struct PrepareOptions {
   std::string out_dir;
   std::string teacher_file;  // optional ready segmentation instead of running Morfessor
   std::string gold_file;     // optional MC2010-style gold (word<TAB>alternatives) for scores
+  // Optional MC2010-style annotated words for semi-supervised Morfessor (only the MC2010 tune
+  // part may be given: `morpheus gold-split --gold mc2010 --part tune`).
+  std::string annotations_file;
   PrepareConfig config;
 };
 

@@ -237,10 +237,31 @@ StatusOr<TeacherTable> train_morfessor(const MorfessorOptions& options,
   weight << options.corpusweight;
   MORPHEUS_LOG(kInfo, "training Morfessor Baseline on ", types.size(), " types (dampening ",
                options.dampening, "); log: ", log_path);
-  MORPHEUS_RETURN_IF_ERROR(run_subprocess(
-      {options.python, options.train_script, "--traindata-list", "-e", "utf-8", "-m", "init+batch",
-       "-d", options.dampening, "-w", weight.str(), "-s", model_path, "-S", segm_path, counts_path},
-      log_path, "teacher"));
+  std::vector<std::string> argv = {options.python,
+                                   options.train_script,
+                                   "--traindata-list",
+                                   "-e",
+                                   "utf-8",
+                                   "-m",
+                                   "init+batch",
+                                   "-d",
+                                   options.dampening,
+                                   "-w",
+                                   weight.str(),
+                                   "-s",
+                                   model_path,
+                                   "-S",
+                                   segm_path};
+  if (!options.annotations.empty()) {
+    argv.insert(argv.end(), {"-A", options.annotations});
+    if (options.annotation_weight > 0) {
+      std::ostringstream w;
+      w << options.annotation_weight;
+      argv.insert(argv.end(), {"-W", w.str()});
+    }
+  }
+  argv.push_back(counts_path);
+  MORPHEUS_RETURN_IF_ERROR(run_subprocess(argv, log_path, "teacher"));
   MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table, read_morfessor_segmentation(segm_path));
   size_t missing = 0;
   for (const std::u32string& t : types) missing += table.count(t) == 0 ? 1u : 0u;

@@ -52,6 +52,10 @@ struct MorfessorOptions {
   std::string segment_script = "/usr/bin/morfessor-segment";  // … and its Viterbi segmenter
   std::string dampening = "log";                              // none | log | ones
   double corpusweight = 1.0;                                  // Morfessor's alpha
+  // Semi-supervised training: a Morfessor annotations file ("word m1 m2, m1 m2" per line; empty:
+  // none) and the corpus weight of the annotated data (0: Morfessor balances the token counts).
+  std::string annotations;
+  double annotation_weight = 0.0;
 };
 
 // OK when the interpreter and both scripts exist; else FAILED_PRECONDITION with the install hint.

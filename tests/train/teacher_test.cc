@@ -129,4 +129,23 @@ TEST(TeacherTest, TrainsMorfessorOnATinyInputAndSegmentsEveryType) {
 }
 
 }  // namespace
+// Semi-supervised Morfessor (-A): the annotated words come back segmented as annotated, even
+// where the corpus alone would not cut them so.
+TEST(TeacherTest, SemiSupervisedMorfessorFollowsTheAnnotations) {
+  MorfessorOptions options;
+  MORPHEUS_REQUIRE(check_morfessor(options).ok(), "Morfessor (apt-get install python3-morfessor)");
+  const std::string dir = testing::make_temp_dir("morfessor_semi");
+  const std::vector<std::u32string> types = {U"evler", U"evlerde", U"ev",      U"kitaplar",
+                                             U"kitap", U"okulda",  U"okullar", U"kitaplardan"};
+  const std::vector<uint64_t> counts = {5, 3, 9, 4, 6, 2, 2, 1};
+  options.annotations = path_join(dir, "annotations.txt");
+  ASSERT_TRUE(
+      write_file_atomic(options.annotations, "kitaplardan kitap lar dan\nokulda okul da\n").ok());
+  options.annotation_weight = 10.0;
+  StatusOr<TeacherTable> table = train_morfessor(options, types, counts, dir);
+  ASSERT_TRUE(table.ok()) << table.status().to_string() << " " << table.status().hint();
+  EXPECT_EQ(table->at(U"kitaplardan"), (Cuts{5, 8}));
+  EXPECT_EQ(table->at(U"okulda"), (Cuts{4}));
+}
+
 }  // namespace morpheus::train
