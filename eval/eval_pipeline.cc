@@ -954,7 +954,8 @@ StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
                                                       {"embeddings", &s.embeddings},
                                                       {"published", &s.published},
                                                       {"builtin", &s.builtin},
-                                                      {"table_words", &s.table_words}};
+                                                      {"table_words", &s.table_words},
+                                                      {"supervision", &s.supervision}};
   for (auto it = j.begin(); it != j.end(); ++it) {
     auto f = fields.find(it.key());
     if (f == fields.end()) {
@@ -1369,8 +1370,15 @@ Status run_eval(const json& config, const std::string& out_dir) {
     report.tables.push_back(auc);
     report.tables.push_back(probes);
   }
-  std::map<std::string, std::string> published_of;
-  for (const SystemResult& r : systems) published_of[r.spec.name] = r.spec.published;
+  std::map<std::string, std::string> published_of, supervision_of;
+  for (const SystemResult& r : systems) {
+    published_of[r.spec.name] = r.spec.published;
+    if (!r.spec.supervision.empty()) {
+      supervision_of[r.spec.name] = r.spec.supervision;
+      report.notes.push_back("† " + r.spec.name + " was trained with annotated words: " +
+                             r.spec.supervision + " (never UD or Penn gold).");
+    }
+  }
   for (ReportTable& t : report.tables) {
     for (ReportRow& row : t.rows) {
       if (!t.published_label.empty() && !row.published) {
@@ -1380,6 +1388,7 @@ Status run_eval(const json& config, const std::string& out_dir) {
         row.values.assign(t.columns.size(), std::nullopt);
         if (row.note.empty()) row.note = "no items";
       }
+      if (supervision_of.count(row.system)) row.system += " †";
     }
   }
   MORPHEUS_RETURN_IF_ERROR(write_report(report, out_dir));

@@ -47,6 +47,9 @@ struct SystemSpec {
   // The word list its segmentation table was built from ("word[<TAB>…]" lines), if it has one:
   // the speed table reports the share of the text's distinct letter runs that table holds.
   std::string table_words;
+  // Annotated words the system was trained with, if any (e.g. "500 MC2010 tune words"): its rows
+  // are marked † in every table and the report lists them.
+  std::string supervision;
 };
 
 // Validates one "systems" entry: unknown keys and a missing/duplicate name are errors.

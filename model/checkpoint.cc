@@ -71,8 +71,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
   }
   Status s = write_file_atomic((tmp / "config.json").string(), config_text);
   if (!s.ok()) return fail(s);
-  if (!extras.char_vocab_tsv.empty()) {
-    s = write_file_atomic((tmp / "char_vocab.tsv").string(), extras.char_vocab_tsv);
+  if (!extras.char_vocab_json.empty()) {
+    s = write_file_atomic((tmp / "char_vocab.json").string(), extras.char_vocab_json);
     if (!s.ok()) return fail(s);
   }
   nlohmann::json meta = {{"format_version", kCheckpointFormatVersion},

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Checkpoint directories (DESIGN.md §5.10): model.pt (torch archive of every parameter and
 // buffer of MorpheusWithHeads, or of Morpheus alone for an inference export), config.json
-// ({"model": ModelConfig, ...}), char_vocab.tsv (when given), meta.json (format_version, kind,
+// ({"model": ModelConfig, ...}), char_vocab.json (when given), meta.json (format_version, kind,
 // parameter counts, creation time). Writes go to a temporary sibling directory renamed into
 // place, so a reader never sees a half-written checkpoint. Round trips are bit-exact.
 #pragma once
@@ -17,8 +17,8 @@ namespace morpheus::model {
 constexpr int kCheckpointFormatVersion = 1;
 
 struct CheckpointExtras {
-  std::string config_json;     // full resolved config text; empty -> {"model": <config>}
-  std::string char_vocab_tsv;  // char vocabulary file contents; empty -> no char_vocab.tsv
+  std::string config_json;      // full resolved config text; empty -> {"model": <config>}
+  std::string char_vocab_json;  // char_vocab.json contents; empty -> no char_vocab.json
 };
 
 // Saves model + heads (kind "training") into `dir`, replacing an existing checkpoint there.

@@ -107,9 +107,9 @@ Status ModelConfig::Validate() const {
 }
 
 double aux_weight_for_epoch(const ModelConfig& config, int64_t epoch) {
-  if (epoch <= 1) return config.aux_weight_start;
   const double w =
-      config.aux_weight_start * std::pow(config.aux_weight_decay, static_cast<double>(epoch - 1));
+      config.aux_weight_start *
+      std::pow(config.aux_weight_decay, static_cast<double>(std::max<int64_t>(0, epoch)));
   return std::max(config.aux_weight_end, w);
 }
 

@@ -62,8 +62,9 @@ struct ModelConfig {
   Status Validate() const;
 };
 
-// The aux weight used in epoch `epoch` (0-based): start for epochs 0 and 1, then
-// max(end, start·decay^(epoch−1)) (reference: the scheduler runs after each epoch).
+// The aux weight used in epoch `epoch` (0-based): max(end, start·decay^epoch). The reference
+// keeps the start weight for epochs 0 and 1 (its scheduler is off by one, §7.3 item 10); the
+// trainer, the benches and the docs all use this one function.
 double aux_weight_for_epoch(const ModelConfig& config, int64_t epoch);
 
 void to_json(nlohmann::json& j, const ModelConfig& config);

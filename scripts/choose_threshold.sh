@@ -2,8 +2,8 @@
 # Chooses the boundary threshold of a trained checkpoint on the TUNE part of the gold sets (never
 # the report part): exports the checkpoint once per candidate threshold, scores every export with
 # `morpheus eval --split tune`, and keeps the threshold with the best mean of the MC2010, UD and
-# Penn boundary F1 and the UD MorphScore. Writes OUT/threshold.txt (the chosen value) and
-# OUT/scores.tsv (threshold, the four scores, their mean).
+# Penn boundary F1 and the UD MorphScore (ties: the lowest threshold). Writes OUT/threshold.txt
+# (the chosen value) and OUT/scores.tsv (threshold, the four scores, their mean).
 # Usage: scripts/choose_threshold.sh CHECKPOINT WORDS_TSV TRAINING_TEXT OUT [THRESHOLD…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ checkpoint=$1 words=$2 text=$3 out=$4
 shift 4
 thresholds=("$@")
 [ ${#thresholds[@]} -gt 0 ] || thresholds=(0.35 0.42 0.5 0.58 0.65)
-M=build/dev/tools/morpheus
+M=${MORPHEUS:-build/dev/tools/morpheus}  # the front; tests point it at their build
 mkdir -p "$out"
 systems=""
 for t in "${thresholds[@]}"; do
@@ -46,7 +46,7 @@ with open(f"{out}/scores.tsv", "w") as f:
     f.write("threshold\tmc2010_f1\tud_f1\tpenn_f1\tmorphscore_ud\tmean\n")
     for mean, th, sc in rows:
         f.write(th + "\t" + "\t".join(f"{x:.4f}" for x in sc) + f"\t{mean:.4f}\n")
-best = max(rows)
+best = max(rows, key=lambda r: (r[0], -float(r[1])))  # ties: the lowest threshold
 open(f"{out}/threshold.txt", "w").write(best[1] + "\n")
 print(f"choose_threshold: {best[1]} (tune mean {best[0]:.4f}); scores in {out}/scores.tsv")
 PY

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 checkpoint=$1
 tokdir=$2
 shift 2
-M=build/dev/tools/morpheus
+M=${MORPHEUS:-build/dev/tools/morpheus}  # the front; tests point it at their build
 field() {  # field FILE KEY: a top-level string of a JSON file, empty when absent
   python3 -c 'import json, sys
 try:

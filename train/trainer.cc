@@ -238,9 +238,9 @@ Status save_training_state(const std::string& out_dir, model::MorpheusWithHeads&
   const std::string dir = path_join(ckpt_root, name);
   model::CheckpointExtras extras;
   extras.config_json = config.dump(2);
+  MORPHEUS_ASSIGN_OR_RETURN(extras.char_vocab_json,
+                            read_file(path_join(data_dir, "char_vocab.json")));
   MORPHEUS_RETURN_IF_ERROR(model::save_checkpoint(dir, module, extras));
-  MORPHEUS_ASSIGN_OR_RETURN(std::string vocab, read_file(path_join(data_dir, "char_vocab.json")));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "char_vocab.json"), vocab));
   MORPHEUS_RETURN_IF_ERROR(save_archive_atomic(optimizer, path_join(dir, "optimizer.pt")));
   MORPHEUS_RETURN_IF_ERROR(save_archive_atomic(cpu_rng_state(), path_join(dir, "rng.pt")));
   const json st = {{"version", kTrainerStateVersion},
@@ -426,8 +426,7 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
   while (state.step < total_steps && !stopped_by_hook) {
     const EpochPlan plan = plan_epoch(window_len, cfg.batch_windows, cfg.bucket_batches,
                                       static_cast<uint64_t>(cfg.seed), state.epoch);
-    const double aux_weight = aux_weight_for(state.epoch, mcfg.aux_weight_start,
-                                             mcfg.aux_weight_end, mcfg.aux_weight_decay);
+    const double aux_weight = model::aux_weight_for_epoch(mcfg, state.epoch);
     const model::LossWeights weights{aux_weight, mcfg.sgns_weight, mcfg.ctr_weight,
                                      mcfg.use_mlm ? mcfg.mlm_weight : 0.0};
     BatchPrefetcher prefetch(data.train, plan, static_cast<size_t>(state.micro), mcfg.max_word_len,
@@ -548,12 +547,10 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
       save_training_state(options.out_dir, module, optimizer, state, config, options.data_dir));
   model::CheckpointExtras extras;
   extras.config_json = config.dump(2);
-  MORPHEUS_RETURN_IF_ERROR(
-      model::save_inference_checkpoint(path_join(options.out_dir, "final"), module->model, extras));
-  MORPHEUS_ASSIGN_OR_RETURN(std::string vocab,
+  MORPHEUS_ASSIGN_OR_RETURN(extras.char_vocab_json,
                             read_file(path_join(options.data_dir, "char_vocab.json")));
   MORPHEUS_RETURN_IF_ERROR(
-      write_file_atomic(path_join(path_join(options.out_dir, "final"), "char_vocab.json"), vocab));
+      model::save_inference_checkpoint(path_join(options.out_dir, "final"), module->model, extras));
   MORPHEUS_RETURN_IF_ERROR(
       write_training_curves(metrics_path, path_join(options.out_dir, "training_curves.png")));
   return summary;

@@ -40,12 +40,13 @@ TEST(ModelConfigTest, ValidateRejectsIndivisibleHeads) {
   EXPECT_TRUE(ModelConfig{}.Validate().ok());
 }
 
-TEST(ModelConfigTest, AuxCurriculumMatchesReference) {
+// The reference's off-by-one (epochs 0 and 1 both at the start weight) is not copied.
+TEST(ModelConfigTest, AuxCurriculumDecaysFromTheSecondEpochOn) {
   ModelConfig c;
   EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 0), 0.5);
-  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 1), 0.5);
-  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 2), 0.4);
-  EXPECT_NEAR(aux_weight_for_epoch(c, 9), 0.0838861, 1e-7);
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 1), 0.4);
+  EXPECT_NEAR(aux_weight_for_epoch(c, 2), 0.32, 1e-12);
+  EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 9), 0.08);  // 0.5·0.8^9 = 0.067 → floor
   EXPECT_DOUBLE_EQ(aux_weight_for_epoch(c, 30), 0.08);
 }
 

@@ -25,12 +25,5 @@ TEST(ScheduleTest, CosineDecaysFromPeakToFloor) {
   EXPECT_NEAR(lr_multiplier(total + 50, total, 1000, 0.2), 0.2, kTol);  // clamped
 }
 
-TEST(ScheduleTest, AuxCurriculumDecaysFromTheSecondEpochOn) {
-  EXPECT_DOUBLE_EQ(aux_weight_for(0, 0.5, 0.08, 0.8), 0.5);
-  EXPECT_DOUBLE_EQ(aux_weight_for(1, 0.5, 0.08, 0.8), 0.4);
-  EXPECT_NEAR(aux_weight_for(2, 0.5, 0.08, 0.8), 0.32, kTol);
-  EXPECT_NEAR(aux_weight_for(9, 0.5, 0.08, 0.8), 0.08, kTol);  // 0.5·0.8^9 = 0.067 → floor
-}
-
 }  // namespace
 }  // namespace morpheus::train

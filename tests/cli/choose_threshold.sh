@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# choose_threshold.sh MORPHEUS PREPARE_DIR CONFIG
+# Trains a tiny model for 2 steps and runs scripts/choose_threshold.sh on it: the chosen threshold
+# is the candidate with the best mean score in scores.tsv, every score comes from the tune part of
+# the gold sets (the eval config says split=tune, the report says it showed the tune part), and
+# the exports carry their threshold; export rejects a threshold outside (0, 1).
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+m=$1 prep=$2 config=$3
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+"$m" prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$dir/data" \
+  --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
+  --set prepare.word_min_count=1 --set prepare.root_min_count=1 > /dev/null || fail prepare
+"$m" train --data "$dir/data" --config "$config" --out "$dir/run" --device cpu \
+  --set train.max_steps=2 --set train.threads=1 > /dev/null || fail train
+"$m" export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/bad" --threshold 1.5 \
+  2> "$dir/err" && fail "threshold 1.5 accepted"
+grep -q "threshold must be in (0, 1)" "$dir/err" || { cat "$dir/err"; fail "no clear error"; }
+(cd "$repo" && MORPHEUS="$m" bash scripts/choose_threshold.sh "$dir/run/final" \
+  "$dir/data/words.tsv" "$prep/corpus.txt" "$dir/choose" 0.2 0.5 0.8) || fail choose_threshold
+grep -q '"split": "tune"' "$dir/choose/eval_tune.json" || fail "not scored on the tune split"
+grep -q "These tables show the tune part" "$dir/choose/eval/report.md" || fail "report part"
+best=$(tail -n +2 "$dir/choose/scores.tsv" | sort -t$'\t' -k6,6gr -k1,1g | head -1 | cut -f1)
+[ "$(cat "$dir/choose/threshold.txt")" = "$best" ] || fail "chosen $(cat "$dir/choose/threshold.txt"), best $best"
+[ "$(tail -n +2 "$dir/choose/scores.tsv" | wc -l)" = 3 ] || fail "three candidates scored"
+for t in 0.2 0.5 0.8; do
+  grep -q "\"threshold\": $t" "$dir/choose/tokenizer-$t/tokenizer.json" || fail "export $t"
+done
+echo "chose $best"
