@@ -2,7 +2,8 @@
 # README command (1): install, build, and run the main job on the embedded default. Two Morpheus
 # models are trained on the one training text (runs/main/*/prepare/corpus.txt: npm corpus + Penn
 # sentences), each with configs/tiny.json:
-#   unsup  the mission setting: teacher = Morfessor on the corpus + root correction;
+#   unsup  the mission setting: teacher = Morfessor on the corpus + root correction, boundary
+#          threshold chosen on the tune part of the gold sets;
 #   semi   the shipped setting: Morfessor semi-supervised with 500 annotated words of the MC2010
 #          tune part (the only annotated words any training here may use) + root correction,
 #          boundary threshold chosen on the tune part of the gold sets.
@@ -58,11 +59,13 @@ if [ "$(cat $R/baselines/training_text.checksum 2>/dev/null)" != "$text_sum" ]; 
   echo "$text_sum" > $R/baselines/training_text.checksum
 fi
 
-stage "export: unsup (model threshold 0.5), semi (threshold chosen on the tune part)"
+stage "export: unsup and semi, each at the threshold chosen on the tune part"
+for v in unsup semi; do
+  bash scripts/choose_threshold.sh $R/$v/train/final $R/types.tsv $R/unsup/prepare/corpus.txt \
+    $R/$v/threshold
+done
 bash scripts/export_tokenizer.sh $R/unsup/train/final $R/unsup/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv
-bash scripts/choose_threshold.sh $R/semi/train/final $R/types.tsv $R/unsup/prepare/corpus.txt \
-  $R/semi/threshold
+  --vocab-size 50000 --words $R/types.tsv --threshold "$(cat $R/unsup/threshold/threshold.txt)"
 bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer \
   --vocab-size 50000 --words $R/types.tsv --threshold "$(cat $R/semi/threshold/threshold.txt)"
 
