@@ -122,6 +122,11 @@ TEST(TeacherTest, TrainsMorfessorOnATinyInputAndSegmentsEveryType) {
       EXPECT_LT(cut, t.size());
     }
   }
+  // Seeded: a second training on the same counts gives the same segmentation.
+  const std::string again = testing::make_temp_dir("morfessor_again");
+  StatusOr<TeacherTable> table2 = train_morfessor(options, types, counts, again);
+  ASSERT_TRUE(table2.ok());
+  EXPECT_EQ(*table2, *table);
   StatusOr<TeacherTable> unseen = segment_with_morfessor(
       options, path_join(dir, "morfessor_model.bin"), {U"evlerimiz", U"ağaçta"}, dir);
   ASSERT_TRUE(unseen.ok()) << unseen.status().to_string();
