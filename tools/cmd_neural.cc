@@ -252,8 +252,8 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
   exp->add_option("--threshold", eargs->options.threshold,
-                  "Boundary probability threshold in (0, 1), chosen on a tune split; 0 keeps "
-                  "the model's own (model.threshold)")
+                  "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
+                  "tune split (embeddings keep model.threshold); 0 keeps the model's own")
       ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 

@@ -78,7 +78,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
       chars_(std::move(chars)),
       options_(options),
       max_chunk_(model_->config.max_word_len - 2),
-      threshold_(model_->config.threshold),
+      threshold_(options.threshold > 0 ? options.threshold : model_->config.threshold),
       cache_(std::make_unique<Cache>()) {
   model_->eval();
   MORPHEUS_CHECK(max_chunk_ >= 1, "max_word_len must leave room for BOS and EOS");

@@ -23,6 +23,9 @@ namespace morpheus::tools {
 struct NeuralSegmenterOptions {
   size_t cache_capacity = 1 << 20;    // distinct chunks kept (LRU); 0 disables the cache
   int64_t max_batch_chars = 1 << 15;  // N·T positions per model call
+  // Hard boundary when p > threshold, for segmentation only (embeddings keep the model's
+  // model.threshold); 0: the model's own.
+  double threshold = 0;
 };
 
 class NeuralSegmenter {

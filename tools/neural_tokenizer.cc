@@ -164,12 +164,9 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(options.checkpoint));
-  if (options.threshold != 0) {
-    if (!(options.threshold > 0 && options.threshold < 1)) {
-      return invalid_argument("--threshold must be in (0, 1), got " +
-                              std::to_string(options.threshold));
-    }
-    model->config.threshold = options.threshold;  // the exported model keeps it
+  if (options.threshold != 0 && !(options.threshold > 0 && options.threshold < 1)) {
+    return invalid_argument("--threshold must be in (0, 1), got " +
+                            std::to_string(options.threshold));
   }
   const std::string chars_path = path_join(options.checkpoint, "char_vocab.json");
   MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
@@ -210,6 +207,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   table_entries.reserve(runs.size());
   NeuralSegmenterOptions seg_options;
   seg_options.cache_capacity = 0;
+  seg_options.threshold = options.threshold;
   NeuralSegmenter segmenter(model, chars, seg_options);
   {
     ProgressBar bar("export: segment", runs.size(), "words");
@@ -284,24 +282,25 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
     const std::string source_sum =
         source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
-    json config = {{"format_version", kTokenizerFormatVersion},
-                   {"source_checkpoint_model_pt_fnv1a64", source_sum},
-                   {"kind", kTokenizerKind},
-                   {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + pieces.size()},
-                   {"num_pieces", pieces.size()},
-                   {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
-                   {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
-                   {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
-                   {"turkish_case", true},
-                   {"vocabulary_backoff", "fewest pieces inside each model piece"},
-                   {"threshold", model->config.threshold},
-                   {"max_word_len", model->config.max_word_len},
-                   {"min_count", options.min_count},
-                   {"word_types", words.size()},
-                   {"table_runs", runs.size()},
-                   {"files", files},
-                   {"self_test", json::array()},
-                   {"model_self_test", json::array()}};
+    json config = {
+        {"format_version", kTokenizerFormatVersion},
+        {"source_checkpoint_model_pt_fnv1a64", source_sum},
+        {"kind", kTokenizerKind},
+        {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + pieces.size()},
+        {"num_pieces", pieces.size()},
+        {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
+        {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
+        {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
+        {"turkish_case", true},
+        {"vocabulary_backoff", "fewest pieces inside each model piece"},
+        {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
+        {"max_word_len", model->config.max_word_len},
+        {"min_count", options.min_count},
+        {"word_types", words.size()},
+        {"table_runs", runs.size()},
+        {"files", files},
+        {"self_test", json::array()},
+        {"model_self_test", json::array()}};
     const std::string config_path = path_join(tmp, "tokenizer.json");
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
     // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table
@@ -360,6 +359,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerD
                          " expects " + std::to_string(model->config.char_vocab_size),
                      "the character vocabulary does not belong to these weights");
   }
+  options.threshold = dir.config().value("threshold", 0.0);  // segmentation; embeddings: model's
   auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
   const json& samples = dir.config().value("model_self_test", json::array());
   std::vector<std::string> runs;
