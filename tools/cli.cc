@@ -160,4 +160,11 @@ Status Output::close() {
   return ok_status();
 }
 
+Status write_output(const std::string& path, std::string_view content) {
+  Output out;
+  MORPHEUS_RETURN_IF_ERROR(out.open(path));
+  MORPHEUS_RETURN_IF_ERROR(out.write(content));
+  return out.close();
+}
+
 }  // namespace morpheus::tools

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -52,5 +53,8 @@ class Output {
   bool is_stdout_ = false;
   std::string buffer_;
 };
+
+// Writes all of `content` to `path` as Output does (stdout for "-" or empty, else atomically).
+Status write_output(const std::string& path, std::string_view content);
 
 }  // namespace morpheus::tools

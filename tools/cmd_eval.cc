@@ -38,10 +38,7 @@ struct GoldSplitArgs {
 Status run_gold_split(const GoldSplitArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(const eval::GoldPart part, eval::parse_gold_part(args.part));
   MORPHEUS_ASSIGN_OR_RETURN(std::string lines, eval::gold_file_part(args.input, args.gold, part));
-  Output out;
-  MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
-  MORPHEUS_RETURN_IF_ERROR(out.write(lines));
-  return out.close();
+  return write_output(args.output, lines);
 }
 
 void register_gold_split(CLI::App& app, CommandRegistry& registry) {

@@ -53,10 +53,7 @@ Status run_prepare_command(const PrepareArgs& args) {
   options.gold_file = args.gold;
   options.annotations_file = args.annotations;
   MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json summary, train::run_prepare(options));
-  Output out;
-  MORPHEUS_RETURN_IF_ERROR(out.open("-"));
-  MORPHEUS_RETURN_IF_ERROR(out.write(summary.dump(2) + "\n"));
-  return out.close();
+  return write_output("-", summary.dump(2) + "\n");
 }
 
 struct TeacherArgs {
@@ -83,12 +80,7 @@ Status run_teacher_command(const TeacherArgs& args) {
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
   for (size_t i = 0; i < words.size(); ++i) {
-    std::u32string written;
-    for (size_t pos = 0; pos < words[i].size();) {
-      const utf8::Decoded d = utf8::decode_one(words[i], pos);
-      written.push_back(d.code_point);
-      pos += d.length;
-    }
+    MORPHEUS_ASSIGN_OR_RETURN(const std::u32string written, utf8::decode(words[i]));  // validated
     std::string pieces;
     for (const std::u32string& p : train::pieces_from_cuts(written, cuts[i])) {
       pieces += (pieces.empty() ? "" : " ") + utf8::encode(p);

@@ -85,6 +85,38 @@ Status write_morfessor_annotations(const std::string& gold_path, const std::stri
   return write_file_atomic(out_path, text);
 }
 
+MorfessorOptions morfessor_options(const PrepareConfig& cfg) {
+  MorfessorOptions m;
+  m.python = cfg.morfessor_python;
+  m.train_script = cfg.morfessor_train;
+  m.segment_script = cfg.morfessor_segment;
+  m.dampening = cfg.morfessor_dampening;
+  m.corpusweight = cfg.morfessor_corpusweight;
+  return m;
+}
+
+// Adds to `table` the Viterbi segmentation, by the trained Morfessor model of `prep_dir`, of the
+// `words` the table lacks (none when there is no model). Sets *unknown to how many it lacked.
+Status add_model_segmentations(const PrepareConfig& cfg, const std::string& prep_dir,
+                               const std::vector<std::u32string>& words, TeacherTable* table,
+                               size_t* unknown = nullptr) {
+  std::vector<std::u32string> missing;
+  for (const std::u32string& w : words) {
+    if (!w.empty() && table->count(w) == 0) missing.push_back(w);
+  }
+  if (unknown != nullptr) *unknown = missing.size();
+  const std::string model_path = path_join(prep_dir, "morfessor_model.bin");
+  if (missing.empty() || !file_exists(model_path)) return ok_status();
+  const std::string work = temp_path_for(path_join(prep_dir, "teacher_labels"));
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(work));
+  StatusOr<TeacherTable> extra =
+      segment_with_morfessor(morfessor_options(cfg), model_path, missing, work);
+  std::filesystem::remove_all(work);
+  if (!extra.ok()) return extra.status();
+  table->merge(*extra);
+  return ok_status();
+}
+
 // Status with the stage name in front.
 Status in_stage(Status s, const std::string& stage) {
   if (!s.ok()) s.prepend("prepare (" + stage + ")");
@@ -336,12 +368,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
 
   // ---- Stage 2: teacher.
   start = Clock::now();
-  MorfessorOptions morfessor;
-  morfessor.python = cfg.morfessor_python;
-  morfessor.train_script = cfg.morfessor_train;
-  morfessor.segment_script = cfg.morfessor_segment;
-  morfessor.dampening = cfg.morfessor_dampening;
-  morfessor.corpusweight = cfg.morfessor_corpusweight;
+  MorfessorOptions morfessor = morfessor_options(cfg);
   uint64_t teacher_hash = hash_string("teacher", 0);
   for (size_t t = 0; t < types.size(); ++t) {
     const std::string w = utf8::encode(types[t]) + " " + std::to_string(corpus.counts()[t]) + "\n";
@@ -606,27 +633,22 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   if (!options.gold_file.empty()) {
     start = Clock::now();
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldWord> gold, read_gold_file(options.gold_file));
-    std::vector<std::u32string> unknown;
-    for (const GoldWord& g : gold) {
-      if (table.count(g.word) == 0) unknown.push_back(g.word);
-    }
-    TeacherTable extra;
+    std::vector<std::u32string> gold_words;
+    for (const GoldWord& g : gold) gold_words.push_back(g.word);
+    size_t unknown = 0;
     std::string unknown_words_by = "left unsegmented";
-    if (!unknown.empty() && options.teacher_file.empty() && file_exists(model_path)) {
-      MORPHEUS_ASSIGN_OR_RETURN(
-          extra, segment_with_morfessor(morfessor, model_path, unknown, options.out_dir));
+    if (options.teacher_file.empty() && file_exists(model_path)) {
+      MORPHEUS_RETURN_IF_ERROR(
+          add_model_segmentations(cfg, options.out_dir, gold_words, &table, &unknown));
       unknown_words_by = "segmented by the trained Morfessor model (Viterbi)";
+    } else {
+      for (const std::u32string& w : gold_words) unknown += table.count(w) == 0;
     }
     eval::BoundaryScorer raw_scorer, corrected_scorer;
     uint64_t changed = 0;
     for (const GoldWord& g : gold) {
       Cuts c;
-      auto it = table.find(g.word);
-      if (it != table.end()) {
-        c = it->second;
-      } else if (auto e = extra.find(g.word); e != extra.end()) {
-        c = e->second;
-      }
+      if (auto it = table.find(g.word); it != table.end()) c = it->second;
       std::vector<eval::Pieces> alts;
       for (const auto& alt : g.alternatives) {
         eval::Pieces p;
@@ -641,7 +663,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     }
     summary["gold"] = {{"file", options.gold_file},
                        {"words", gold.size()},
-                       {"words_not_in_corpus", unknown.size()},
+                       {"words_not_in_corpus", unknown},
                        {"words_not_in_corpus_are", unknown_words_by},
                        {"teacher", scores_json(raw_scorer.scores())},
                        {"teacher_root_corrected", scores_json(corrected_scorer.scores())},
@@ -672,22 +694,7 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
   MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg, prepare_config_from_json(resolved));
   MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table,
                             read_teacher_tsv(path_join(prep_dir, "teacher.tsv")));
-  std::vector<std::u32string> unknown;
-  for (const std::u32string& w : words) {
-    if (!w.empty() && table.count(w) == 0) unknown.push_back(w);
-  }
-  const std::string model_path = path_join(prep_dir, "morfessor_model.bin");
-  if (!unknown.empty() && file_exists(model_path)) {
-    MorfessorOptions morfessor;
-    morfessor.python = cfg.morfessor_python;
-    morfessor.segment_script = cfg.morfessor_segment;
-    const std::string work = temp_path_for(path_join(prep_dir, "teacher_labels"));
-    MORPHEUS_RETURN_IF_ERROR(make_dirs(work));
-    StatusOr<TeacherTable> extra = segment_with_morfessor(morfessor, model_path, unknown, work);
-    std::filesystem::remove_all(work);
-    if (!extra.ok()) return extra.status();
-    table.merge(*extra);
-  }
+  MORPHEUS_RETURN_IF_ERROR(add_model_segmentations(cfg, prep_dir, words, &table));
   RootLexicon lexicon;
   const bool correct = !raw && cfg.root_correction;
   if (correct) {
