@@ -199,6 +199,7 @@ std::vector<std::vector<std::string>> NeuralSegmenter::segment_many(
       std::vector<std::string> pieces = pieces_from_cuts(chunk, resolved.at(chunk));
       for (std::string& p : pieces) out[w].push_back(std::move(p));
     }
+    if (options_.root_snap) out[w] = train::snap_pieces(*options_.root_snap, std::move(out[w]));
   }
   return out;
 }

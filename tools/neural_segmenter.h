@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/morpheus.h"
+#include "train/root_correction.h"
 #include "train/vocab.h"
 
 namespace morpheus::tools {
@@ -26,6 +27,8 @@ struct NeuralSegmenterOptions {
   // Hard boundary when p > threshold, for segmentation only (embeddings keep the model's
   // model.threshold); 0: the model's own.
   double threshold = 0;
+  // When set, every word's pieces get the root snap (train/root_correction.h snap_pieces).
+  std::shared_ptr<const train::RootLexicon> root_snap;
 };
 
 class NeuralSegmenter {

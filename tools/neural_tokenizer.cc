@@ -28,6 +28,16 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
+constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
+
+StatusOr<std::shared_ptr<const train::RootLexicon>> load_root_snap(const std::string& roots,
+                                                                   const std::string& suffixes) {
+  MORPHEUS_ASSIGN_OR_RETURN(train::RootLexicon lexicon, train::RootLexicon::load(roots, suffixes));
+  return std::shared_ptr<const train::RootLexicon>(
+      std::make_shared<train::RootLexicon>(std::move(lexicon)));
+}
+
 constexpr float kSelfTestMargin = 0.05f;  // logit distance from the threshold for sample words
 
 std::string capitalize(const std::string& word) {
@@ -208,6 +218,10 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   NeuralSegmenterOptions seg_options;
   seg_options.cache_capacity = 0;
   seg_options.threshold = options.threshold;
+  if (options.root_snap) {
+    MORPHEUS_ASSIGN_OR_RETURN(seg_options.root_snap,
+                              load_root_snap(options.root_lexicon, options.suffix_lexicon));
+  }
   NeuralSegmenter segmenter(model, chars, seg_options);
   {
     ProgressBar bar("export: segment", runs.size(), "words");
@@ -263,6 +277,15 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   Status status = [&]() -> Status {
     MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(tmp, "model"), model, {}));
     MORPHEUS_RETURN_IF_ERROR(copy_file(chars_path, path_join(tmp, "char_vocab.json")));
+    std::vector<std::string> checked = {"pieces.json", kSegmentTableFile, "char_vocab.json",
+                                        "model/model.pt", "model/config.json"};
+    if (options.root_snap) {
+      MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(tmp, "root_snap")));
+      MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(tmp, kRootSnapRoots)));
+      MORPHEUS_RETURN_IF_ERROR(
+          copy_file(options.suffix_lexicon, path_join(tmp, kRootSnapSuffixes)));
+      checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
+    }
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(
         path_join(tmp, "pieces.json"), json{{"pieces", pieces}, {"counts", counts}}.dump() + "\n"));
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, kSegmentTableFile),
@@ -273,8 +296,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     }
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, "words.tsv"), words_tsv));
     json files = json::object();
-    for (const char* f : {"pieces.json", kSegmentTableFile, "char_vocab.json", "model/model.pt",
-                          "model/config.json"}) {
+    for (const std::string& f : checked) {
       MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(tmp, f)));
       files[f] = sum;
     }
@@ -294,6 +316,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
         {"turkish_case", true},
         {"vocabulary_backoff", "fewest pieces inside each model piece"},
         {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
+        {"root_snap", options.root_snap},
         {"max_word_len", model->config.max_word_len},
         {"min_count", options.min_count},
         {"word_types", words.size()},
@@ -360,6 +383,14 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerD
                      "the character vocabulary does not belong to these weights");
   }
   options.threshold = dir.config().value("threshold", 0.0);  // segmentation; embeddings: model's
+  if (dir.config().value("root_snap", false)) {
+    for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
+      MORPHEUS_RETURN_IF_ERROR(dir.verify_file(f));
+    }
+    MORPHEUS_ASSIGN_OR_RETURN(options.root_snap,
+                              load_root_snap(path_join(dir.dir(), kRootSnapRoots),
+                                             path_join(dir.dir(), kRootSnapSuffixes)));
+  }
   auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
   const json& samples = dir.config().value("model_self_test", json::array());
   std::vector<std::string> runs;

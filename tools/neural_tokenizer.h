@@ -35,6 +35,11 @@ struct ExportOptions {
   size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
   uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept
   double threshold = 0;       // boundary probability threshold in (0, 1); 0: the model's own
+  // Root snap (train/root_correction.h) on every segmentation, table and model alike; the two
+  // lexicons are copied into the directory (root_snap/).
+  bool root_snap = false;
+  std::string root_lexicon;    // first field per line: roots
+  std::string suffix_lexicon;  // first field per line: suffix chains
 };
 
 struct ExportSummary {

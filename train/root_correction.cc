@@ -87,6 +87,35 @@ size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size
   return removed;
 }
 
+bool snap_to_root(const RootLexicon& lexicon, const std::u32string& word, Cuts* cuts) {
+  const size_t root = lexicon.root_split(word);
+  if (root == 0 || root >= word.size()) return false;
+  Cuts snapped = {static_cast<uint32_t>(root)};
+  for (const uint32_t cut : *cuts) {
+    if (cut > root) snapped.push_back(cut);
+  }
+  if (snapped == *cuts) return false;
+  *cuts = std::move(snapped);
+  return true;
+}
+
+std::vector<std::string> snap_pieces(const RootLexicon& lexicon, std::vector<std::string> pieces) {
+  std::vector<std::u32string> cps;
+  cps.reserve(pieces.size());
+  std::u32string word;
+  for (const std::string& piece : pieces) {
+    StatusOr<std::u32string> decoded = utf8::decode(piece);
+    if (!decoded.ok()) return pieces;  // not a letter run: nothing to snap
+    word += *decoded;
+    cps.push_back(std::move(*decoded));
+  }
+  Cuts cuts = cuts_from_pieces(cps);
+  if (!snap_to_root(lexicon, word, &cuts)) return pieces;
+  std::vector<std::string> out;
+  for (const std::u32string& p : pieces_from_cuts(word, cuts)) out.push_back(utf8::encode(p));
+  return out;
+}
+
 std::u32string root_of(const std::u32string& word, const Cuts& cuts) {
   return cuts.empty() ? word : word.substr(0, cuts.front());
 }

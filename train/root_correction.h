@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/status.h"
 #include "train/teacher.h"
@@ -46,6 +47,13 @@ class RootLexicon {
 // removed.
 size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,
                     Cuts* cuts);
+
+// The root snap applied to a trained model's segmentation (`morpheus export --root-snap`): with
+// R = root_split(word) and 0 < R < length, the word is cut at R and nowhere inside the root; cuts
+// after R stay. Otherwise `cuts` is unchanged. Returns whether it changed.
+bool snap_to_root(const RootLexicon& lexicon, const std::u32string& word, Cuts* cuts);
+// snap_to_root on pieces (valid UTF-8, lower-case) of one word; they still concatenate to it.
+std::vector<std::string> snap_pieces(const RootLexicon& lexicon, std::vector<std::string> pieces);
 
 // The root of a segmented word: its first piece ("evlerde" with cuts {2, 5} -> "ev").
 std::u32string root_of(const std::u32string& word, const Cuts& cuts);

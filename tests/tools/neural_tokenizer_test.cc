@@ -334,6 +334,43 @@ TEST_F(NeuralTokenizerTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
   EXPECT_GE(same * 100, runs.size() * 99) << same << " of " << runs.size();
 }
 
+TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
+  const std::string roots = path_join(*root_, "roots.txt");
+  const std::string suffixes = path_join(*root_, "suffixes.txt");
+  ASSERT_TRUE(write_file_atomic(roots, "kitap NOUN\nçocuk NOUN\nşehir NOUN\n").ok());
+  ASSERT_TRUE(write_file_atomic(suffixes, "lar\nlarımızdan\nlarda\n").ok());
+  ExportOptions options;
+  options.checkpoint = path_join(*root_, "ckpt7");
+  options.words = path_join(*root_, "words.tsv");
+  options.out = path_join(*root_, "tok7-snap");
+  options.vocab_size = 600;
+  options.root_snap = true;
+  options.root_lexicon = roots;
+  options.suffix_lexicon = suffixes;
+  ASSERT_TRUE(export_tokenizer(options).ok());
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(options.out);
+  ASSERT_NE(tok, nullptr);
+  // Exported words (table) and a word only the model sees, all cut at the root end.
+  for (const std::string word : {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlarda"}) {
+    std::vector<std::string> stored;
+    const bool in_table = tok->tokenizer().table().lookup(word, &stored);
+    EXPECT_EQ(in_table, std::string(word) != "kitaplarda" && std::string(word) != "şehirlarda");
+    StatusOr<std::vector<std::string>> pieces = tok->tokenizer().segment_word(word);
+    ASSERT_TRUE(pieces.ok()) << pieces.status().to_string();
+    const std::string root = word.substr(0, word.rfind("lar"));
+    EXPECT_EQ(pieces->front(), root) << word;
+    EXPECT_EQ(model_ok(*tok).segment(word).front(), root) << word;  // before vocabulary back-off
+    if (in_table) {
+      EXPECT_EQ(stored, *pieces) << word;
+    }
+  }
+  // The lexicons are part of the checksummed directory.
+  ASSERT_TRUE(write_file_atomic(path_join(options.out, "root_snap/roots.txt"), "ev\n").ok());
+  std::unique_ptr<NeuralTokenizer> damaged = load_ok(options.out);
+  ASSERT_NE(damaged, nullptr);
+  EXPECT_FALSE(damaged->segmenter().ok());
+}
+
 TEST_F(NeuralTokenizerTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
   // A vocabulary too small for the model's pieces: they split into vocabulary pieces inside
   // the model's piece (never across its boundaries), not into single characters.

@@ -65,6 +65,31 @@ TEST(RootCorrectionTest, RootsLongerThanTheLimitAreLeftAlone) {
   EXPECT_EQ(cuts, (Cuts{2, 5}));
 }
 
+TEST(RootSnapTest, CutsAtTheRootEndAndNowhereInsideTheRoot) {
+  const RootLexicon lex = small_lexicon();
+  Cuts cuts = {2, 7};  // ki|tapla|r: the model missed the root end 5
+  EXPECT_TRUE(snap_to_root(lex, U"kitaplar", &cuts));
+  EXPECT_EQ(cuts, (Cuts{5, 7}));
+}
+
+TEST(RootSnapTest, LeavesWordsWithoutAKnownRootAndSuffixChain) {
+  const RootLexicon lex = small_lexicon();
+  Cuts cuts = {1, 2};
+  EXPECT_FALSE(snap_to_root(lex, U"xyz", &cuts));
+  EXPECT_EQ(cuts, (Cuts{1, 2}));
+  Cuts bare = {3};  // the whole word is a root: R == length, unchanged
+  EXPECT_FALSE(snap_to_root(lex, U"gözlük", &bare));
+  EXPECT_EQ(bare, (Cuts{3}));
+}
+
+TEST(RootSnapTest, PiecesStillSpellTheWord) {
+  const RootLexicon lex = small_lexicon();
+  EXPECT_EQ(snap_pieces(lex, {"ağ", "açlar"}), (std::vector<std::string>{"ağaç", "lar"}));
+  EXPECT_EQ(snap_pieces(lex, {"ev", "lerde"}), (std::vector<std::string>{"ev", "lerde"}));
+  EXPECT_EQ(snap_pieces(lex, {"e", "v", "ler", "de"}),
+            (std::vector<std::string>{"ev", "ler", "de"}));
+}
+
 TEST(RootCorrectionTest, LoadsFirstFieldsLowerCased) {
   const std::string dir = testing::make_temp_dir("roots");
   const std::string roots = path_join(dir, "roots.txt");
