@@ -177,6 +177,9 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
   morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"
     -- ${MF} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
+  # neighbors --queries, index build and neighbors --faiss on generated vectors (no model).
+  add_test(NAME cli.retrieval COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/retrieval.sh ${MF})
+  set_tests_properties(cli.retrieval PROPERTIES LABELS e2e)
   morpheus_cli_test(front_help_lists_every_command 0 --stdout-has pretokenize -- ${MF} --help)
   morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
 endif()

@@ -9,16 +9,19 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
 #include "eval/embedding_metrics.h"
+#include "tools/ann_index.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
 #include "tools/model_client.h"
 #include "tools/neural_tokenizer.h"
+#include "tools/word_vectors.h"
 
 namespace morpheus::tools {
 namespace {
@@ -37,9 +40,12 @@ struct EmbedArgs {
 struct NeighborArgs {
   std::string model;
   std::string query;
+  std::string queries;  // word list: one query per line
   size_t k = 10;
   std::string vocab;
   std::string index;  // embeddings of the candidates (`morpheus embed` output)
+  std::string faiss;  // a `morpheus index build` index of the candidates
+  AnnSearchOptions search;
 };
 
 Status run_export(ExportArgs args) {
@@ -76,19 +82,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-torch::Tensor embed_in_blocks(const NeuralSegmenter& seg, const std::vector<std::string>& words) {
-  std::vector<torch::Tensor> parts;
-  constexpr size_t kBlock = 16384;
-  for (size_t b = 0; b < words.size(); b += kBlock) {
-    const std::vector<std::string> block(
-        words.begin() + static_cast<std::ptrdiff_t>(b),
-        words.begin() + static_cast<std::ptrdiff_t>(std::min(words.size(), b + kBlock)));
-    parts.push_back(seg.embed(block));
-  }
-  if (parts.empty()) return torch::zeros({0, seg.embedding_dim()}, torch::kFloat);
-  return torch::cat(parts, 0).contiguous();
-}
-
 Status run_embed(const EmbedArgs& args) {
   const bool npy = ends_with(args.out, ".npy");
   if (!npy && !ends_with(args.out, ".vec")) {
@@ -105,7 +98,7 @@ Status run_embed(const EmbedArgs& args) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
   MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
-  const torch::Tensor emb = embed_in_blocks(*seg, words);
+  const torch::Tensor emb = embed_words(*seg, words);
   const int64_t n = emb.size(0);
   const int64_t d = emb.size(1);
   const float* data = emb.data_ptr<float>();
@@ -146,92 +139,137 @@ Status run_embed(const EmbedArgs& args) {
   return ok_status();
 }
 
-// Candidate words and their embeddings [V,D] (rows not yet normalised) for `neighbors`, and the
-// query's embedding [1,D]: from --index (no model needed when the query is in it) or by
-// embedding the candidate list with the model.
-struct NeighborSpace {
-  std::vector<std::string> words;
-  std::vector<float> storage;  // the index's vectors, viewed by `candidates` (not copied)
-  torch::Tensor candidates, query;
-};
-
-StatusOr<NeighborSpace> neighbor_space(const NeighborArgs& args) {
-  NeighborSpace space;
+// The model of --model, loaded on first need.
+struct NeighborModel {
   std::unique_ptr<NeuralTokenizer> tok;
   const NeuralSegmenter* seg = nullptr;
-  auto load_model = [&]() -> Status {
-    if (args.model.empty()) {
-      return invalid_argument("neighbors: \"" + args.query + "\" is not in " + args.index,
-                              "give --model TOKENIZER_DIR to embed the query");
-    }
-    MORPHEUS_ASSIGN_OR_RETURN(tok, load_tokenizer(args.model, 0));
-    MORPHEUS_ASSIGN_OR_RETURN(seg, tok->segmenter());
+};
+
+// Candidate words with their vectors [V,D] (not yet normalised) or their FAISS index, and the
+// query vectors [Q,D]: a query among the candidates takes its vector from there (no model
+// needed) and is not its own neighbour; the others are embedded with --model in one call.
+struct NeighborSpace {
+  std::vector<std::string> words;
+  std::vector<float> storage;     // the --index vectors, viewed by `candidates` (not copied)
+  torch::Tensor candidates;       // undefined with --faiss
+  std::unique_ptr<AnnIndex> ann;  // --faiss
+  torch::Tensor queries;
+  std::vector<std::vector<int64_t>> exclude;  // per query: the rows of the query word
+};
+
+Status load_neighbor_model(const NeighborArgs& args, const std::string& why, NeighborModel* m) {
+  if (m->seg != nullptr) return ok_status();
+  if (args.model.empty()) {
+    return invalid_argument("neighbors: " + why, "give --model TOKENIZER_DIR to embed the query");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(m->tok, load_tokenizer(args.model, 0));
+  MORPHEUS_ASSIGN_OR_RETURN(m->seg, m->tok->segmenter());
+  return ok_status();
+}
+
+Status load_candidates(const NeighborArgs& args, NeighborModel* model, NeighborSpace* space) {
+  if (!args.faiss.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(space->ann, AnnIndex::load(args.faiss));
+    space->words = space->ann->words();
     return ok_status();
-  };
+  }
   if (!args.index.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(eval::Embeddings e, eval::load_embeddings(args.index));
     const auto rows = static_cast<int64_t>(e.vectors.rows);
     const auto cols = static_cast<int64_t>(e.vectors.cols);
-    space.storage = std::move(e.vectors.data);  // moving keeps the buffer: the view stays valid
-    space.candidates = torch::from_blob(space.storage.data(), {rows, cols});
-    const long row = e.find(args.query);
-    if (row >= 0) {
-      space.query = space.candidates.slice(0, row, row + 1);
-    } else {
-      MORPHEUS_RETURN_IF_ERROR(load_model());
-      space.query = seg->embed({args.query});
-      if (space.query.size(1) != cols) {
-        return invalid_argument(args.index + ": " + std::to_string(cols) +
-                                    "-dimensional vectors, the model's are " +
-                                    std::to_string(space.query.size(1)),
-                                "build the index with `morpheus embed --model` of this model");
-      }
-    }
-    space.words = std::move(e.words);
-    return space;
+    space->storage = std::move(e.vectors.data);  // moving keeps the buffer: the view stays valid
+    space->candidates = torch::from_blob(space->storage.data(), {rows, cols});
+    space->words = std::move(e.words);
+    return ok_status();
   }
-  if (args.model.empty()) {
-    return invalid_argument("neighbors: needs --model, --index, or both",
-                            "--index FILE.npy|FILE.vec from `morpheus embed` skips re-embedding "
-                            "the candidates");
-  }
-  MORPHEUS_RETURN_IF_ERROR(load_model());
+  MORPHEUS_RETURN_IF_ERROR(load_neighbor_model(args, "needs --model, --index or --faiss", model));
   const std::string vocab_path =
       args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
-  MORPHEUS_ASSIGN_OR_RETURN(space.words, read_word_list(vocab_path));
-  space.candidates = embed_in_blocks(*seg, space.words);
-  space.query = seg->embed({args.query});
-  return space;
+  MORPHEUS_ASSIGN_OR_RETURN(space->words, read_word_list(vocab_path));
+  space->candidates = embed_words(*model->seg, space->words);
+  return ok_status();
+}
+
+Status load_queries(const NeighborArgs& args, const std::vector<std::string>& queries,
+                    NeighborModel* model, NeighborSpace* space) {
+  std::unordered_map<std::string, std::vector<int64_t>> rows;
+  for (size_t i = 0; i < space->words.size(); ++i) {
+    rows[space->words[i]].push_back(static_cast<int64_t>(i));
+  }
+  const int64_t dim =
+      space->ann ? static_cast<int64_t>(space->ann->dim()) : space->candidates.size(1);
+  space->queries = torch::zeros({static_cast<int64_t>(queries.size()), dim});
+  space->exclude.assign(queries.size(), {});
+  std::vector<std::string> missing;
+  std::vector<int64_t> missing_at;
+  for (size_t q = 0; q < queries.size(); ++q) {
+    const auto it = rows.find(queries[q]);
+    const auto at = static_cast<int64_t>(q);
+    if (it == rows.end()) {
+      missing.push_back(queries[q]);
+      missing_at.push_back(at);
+      continue;
+    }
+    space->exclude[q] = it->second;
+    const int64_t row = it->second.front();
+    space->queries[at] = space->ann ? torch::tensor(space->ann->vector(static_cast<size_t>(row)))
+                                    : space->candidates[row];
+  }
+  if (missing.empty()) return ok_status();
+  const std::string source = !args.faiss.empty() ? args.faiss : args.index;
+  MORPHEUS_RETURN_IF_ERROR(
+      load_neighbor_model(args, "\"" + missing[0] + "\" is not in " + source, model));
+  const torch::Tensor v = embed_words(*model->seg, missing);
+  if (v.size(1) != dim) {
+    return invalid_argument(source + ": " + std::to_string(dim) +
+                                "-dimensional vectors, the model's are " +
+                                std::to_string(v.size(1)),
+                            "build the index with `morpheus embed --model` of this model");
+  }
+  space->queries.index_copy_(0, torch::tensor(missing_at), v);
+  return ok_status();
+}
+
+Status check_neighbor_args(const NeighborArgs& args) {
+  if (args.query.empty() == args.queries.empty()) {
+    return invalid_argument("neighbors: give exactly one of --query WORD and --queries FILE",
+                            "--queries answers one word per line with one load");
+  }
+  if (!args.index.empty() + !args.faiss.empty() + !args.vocab.empty() > 1) {
+    return invalid_argument("neighbors: --index, --faiss and --vocab exclude each other",
+                            "the words of the index are the candidates");
+  }
+  return utf8::validate(args.query);
 }
 
 Status run_neighbors(const NeighborArgs& args) {
-  MORPHEUS_RETURN_IF_ERROR(utf8::validate(args.query));
-  if (!args.index.empty() && !args.vocab.empty()) {
-    return invalid_argument("neighbors: --index and --vocab exclude each other",
-                            "the words of the index are the candidates");
+  MORPHEUS_RETURN_IF_ERROR(check_neighbor_args(args));
+  std::vector<std::string> queries{args.query};
+  if (!args.queries.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(queries, read_word_list(args.queries));
   }
-  MORPHEUS_ASSIGN_OR_RETURN(NeighborSpace space, neighbor_space(args));
-  const std::vector<std::string>& words = space.words;
-  const auto unit = torch::nn::functional::NormalizeFuncOptions().dim(1);
-  const torch::Tensor emb = torch::nn::functional::normalize(space.candidates, unit);
-  const torch::Tensor q = torch::nn::functional::normalize(space.query, unit);
-  const torch::Tensor scores = torch::matmul(emb, q.t()).squeeze(1).contiguous();
-  const float* s = scores.data_ptr<float>();
-  std::vector<size_t> order;
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i] != args.query) order.push_back(i);  // the query is not its own neighbour
+  NeighborModel model;
+  NeighborSpace space;
+  MORPHEUS_RETURN_IF_ERROR(load_candidates(args, &model, &space));
+  MORPHEUS_RETURN_IF_ERROR(load_queries(args, queries, &model, &space));
+  std::vector<std::vector<Neighbor>> found;
+  if (space.ann) {
+    const torch::Tensor q = space.queries.contiguous();
+    const std::vector<float> flat(q.data_ptr<float>(), q.data_ptr<float>() + q.numel());
+    MORPHEUS_ASSIGN_OR_RETURN(found, space.ann->search(flat, args.k, args.search, space.exclude));
+  } else {
+    found = cosine_neighbors(space.candidates, space.queries, space.exclude, args.k);
   }
-  const size_t k = std::min(args.k, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [s](size_t a, size_t b) { return s[a] != s[b] ? s[a] > s[b] : a < b; });
   std::string text;
   char buf[32];
-  for (size_t i = 0; i < k; ++i) {
-    std::snprintf(buf, sizeof(buf), "\t%.4f\n", static_cast<double>(s[order[i]]));
-    text += words[order[i]] + buf;
+  for (size_t q = 0; q < queries.size(); ++q) {
+    for (const Neighbor& n : found[q]) {
+      std::snprintf(buf, sizeof(buf), "\t%.4f\n", static_cast<double>(n.score));
+      if (!args.queries.empty()) text += queries[q] + "\t";
+      text += space.words[static_cast<size_t>(n.row)] + buf;
+    }
   }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return ok_status();
+  return write_output("-", text);
 }
 
 }  // namespace
@@ -290,17 +328,27 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   registry.add(embed, [margs] { return run_embed(*margs); });
 
   auto nargs = std::make_shared<NeighborArgs>();
-  CLI::App* nb = app.add_subcommand("neighbors", "Exact cosine nearest neighbours of a word");
+  CLI::App* nb = app.add_subcommand("neighbors", "Cosine nearest neighbours of words");
   nb->add_option("--model", nargs->model,
-                 "Tokenizer directory (morpheus export); optional with --index when the query "
-                 "is in the index");
-  nb->add_option("--query", nargs->query, "Query word")->required();
-  nb->add_option("-k", nargs->k, "Neighbours to print")->capture_default_str();
+                 "Tokenizer directory (morpheus export); optional with --index/--faiss when the "
+                 "queries are in the index");
+  nb->add_option("--query", nargs->query, "Query word (prints word<TAB>cosine)");
+  nb->add_option("--queries", nargs->queries,
+                 "Query words, one per line, answered with one load, one matrix product per "
+                 "block of queries (prints query<TAB>word<TAB>cosine)");
+  nb->add_option("-k", nargs->k, "Neighbours per query")->capture_default_str();
   nb->add_option("--vocab", nargs->vocab,
                  "Candidate words (word[<TAB>count] per line; default: the tokenizer's words.tsv)");
   nb->add_option("--index", nargs->index,
                  "Candidates with their vectors: FILE.npy (+ FILE.vocab) or FILE.vec written by "
-                 "`morpheus embed` (nothing is re-embedded)");
+                 "`morpheus embed` (nothing is re-embedded; exact)");
+  nb->add_option("--faiss", nargs->faiss,
+                 "Candidates in a FAISS index FILE.faiss (+ FILE.vocab) of `morpheus index "
+                 "build` (approximate for hnsw/ivf)");
+  nb->add_option("--ef-search", nargs->search.ef_search, "--faiss hnsw: search candidate list")
+      ->capture_default_str();
+  nb->add_option("--nprobe", nargs->search.nprobe, "--faiss ivf: lists visited per query")
+      ->capture_default_str();
   registry.add(nb, [nargs] { return run_neighbors(*nargs); });
 }
 

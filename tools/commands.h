@@ -28,5 +28,7 @@ void register_train_commands(CLI::App& app, CommandRegistry& registry);
 
 // export|encode|decode|segment|embed|neighbors: the Morpheus tokenizer (tools/cmd_neural.cc).
 void register_neural_commands(CLI::App& app, CommandRegistry& registry);
+// index build: FAISS nearest-neighbour indexes over embeddings (tools/cmd_index.cc).
+void register_index_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

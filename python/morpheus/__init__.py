@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+"""Morpheus: a morphology-aware neural tokenizer and word embedder (Turkish first).
+
+``morpheus.Tokenizer`` is torch-free (the module ``morpheus._tokenizer``); ``morpheus.Embedder``
+loads LibTorch (``morpheus._embed``) only when it is first used. Both run the C++ code of the
+``morpheus`` command line: the same ids and the same vectors.
+
+Approximate nearest-neighbour indexes written by ``morpheus index build`` are FAISS files: read
+them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of row i are line i
+of the ``.vocab`` file next to them.
+"""
+import os as _os
+import shutil as _shutil
+
+from . import _tokenizer
+
+__all__ = ["Tokenizer", "Embedder", "model_server_binary"]
+
+
+def model_server_binary():
+    """The ``morpheus-torch`` binary that segments letter runs missing from the table.
+
+    In order: ``$MORPHEUS_TORCH``, ``morpheus-torch`` on ``PATH``, the one of the build tree this
+    module was built in; "" when none exists (such runs are then an error).
+    """
+    env = _os.environ.get("MORPHEUS_TORCH", "")
+    if env:
+        return env
+    found = _shutil.which("morpheus-torch")
+    if found:
+        return found
+    built = _tokenizer.BUILD_TORCH_BINARY
+    return built if built and _os.path.exists(built) else ""
+
+
+class Tokenizer(_tokenizer.Tokenizer):
+    __doc__ = _tokenizer.Tokenizer.__doc__
+
+    def __init__(self, path, model_server=None, cache=1 << 20, self_test=True):
+        if model_server is None:
+            model_server = model_server_binary()
+        super().__init__(_os.fspath(path), model_server, cache, self_test)
+
+
+def __getattr__(name):
+    # Embedder lives in the LibTorch extension: imported on first use only.
+    if name == "Embedder":
+        from ._embed import Embedder
+
+        return Embedder
+    raise AttributeError(f"module 'morpheus' has no attribute {name!r}")

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// morpheus._tokenizer: the Morpheus tokenizer directory from Python, torch-free. The calls are
+// those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): TokenizerDir::prefetch sends
+// the letter runs the segmentation table lacks to the model in one call (the `morpheus-torch
+// model-server` co-process, tools/model_client.h, started on the first miss), then
+// TokenizerDir::encode / segment_word and PieceCodec::decode.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "python/status_error.h"
+#include "tools/model_client.h"
+#include "tools/tokenizer_dir.h"
+
+namespace py = pybind11;
+
+namespace morpheus::python {
+namespace {
+
+#ifdef MORPHEUS_BUILD_TORCH_BINARY
+constexpr const char* kBuildTorchBinary = MORPHEUS_BUILD_TORCH_BINARY;
+#else
+constexpr const char* kBuildTorchBinary = "";
+#endif
+
+// Encodes texts[begin, end) into ids[begin, end); the first error wins.
+Status encode_range(const tools::TokenizerDir& tok, const std::vector<std::string>& texts,
+                    size_t begin, size_t end, std::vector<std::vector<int32_t>>* ids) {
+  for (size_t i = begin; i < end; ++i) {
+    const Status s = tok.encode(texts[i], &(*ids)[i], false);
+    if (!s.ok())
+      return Status(s.code(), "text " + std::to_string(i) + ": " + s.message(), s.hint());
+  }
+  return ok_status();
+}
+
+class Tokenizer {
+ public:
+  Tokenizer(const std::string& path, const std::string& model_server, size_t cache,
+            bool self_test) {
+    tools::RunSegmenterFactory model;
+    if (!model_server.empty()) model = tools::model_server_factory(model_server, cache);
+    dir_ = value_or_raise(tools::TokenizerDir::load(path, self_test, std::move(model)));
+  }
+
+  std::vector<int32_t> encode(const std::string& text, bool allow_invalid) const {
+    std::vector<int32_t> ids;
+    Status status = ok_status();
+    {
+      py::gil_scoped_release release;
+      status = dir_->prefetch({text});
+      if (status.ok()) status = dir_->encode(text, &ids, allow_invalid);
+    }
+    check(status);
+    return ids;
+  }
+
+  // One prefetch for the whole batch (as the CLI does per block), then `threads` workers.
+  std::vector<std::vector<int32_t>> encode_batch(const std::vector<std::string>& texts,
+                                                 size_t threads) const {
+    std::vector<std::vector<int32_t>> ids(texts.size());
+    Status status = ok_status();
+    {
+      py::gil_scoped_release release;
+      status = dir_->prefetch(texts);
+      if (status.ok()) status = encode_parallel(texts, std::max<size_t>(1, threads), &ids);
+    }
+    check(status);
+    return ids;
+  }
+
+  py::str decode(const std::vector<int32_t>& ids) const {
+    const std::string text = decode_bytes(ids);
+    PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), nullptr);
+    if (s == nullptr) {
+      PyErr_Clear();
+      check(invalid_argument("the ids decode to bytes that are not valid UTF-8 (byte tokens)",
+                             "use decode_bytes() for text encoded with allow_invalid=True"));
+    }
+    return py::reinterpret_steal<py::str>(s);
+  }
+
+  std::string decode_bytes(const std::vector<int32_t>& ids) const {
+    std::string text;
+    check(dir_->codec().decode(ids, &text));
+    return text;
+  }
+
+  std::vector<std::string> segment(const std::string& text) const {
+    Status status = ok_status();
+    StatusOr<std::vector<std::string>> pieces = std::vector<std::string>{};
+    {
+      py::gil_scoped_release release;
+      status = dir_->prefetch({text});
+      if (status.ok()) pieces = dir_->segment_word(text);
+    }
+    check(status);
+    return value_or_raise(std::move(pieces));
+  }
+
+  std::string id_to_piece(int32_t id) const {
+    if (id < 0 || id >= vocab_size()) {
+      check(invalid_argument("id " + std::to_string(id) + " is outside [0, " +
+                             std::to_string(vocab_size()) + ")"));
+    }
+    return dir_->codec().id_to_string(id);
+  }
+  int32_t piece_to_id(const std::string& piece) const { return dir_->codec().piece_id(piece); }
+  int32_t vocab_size() const { return dir_->codec().vocab_size(); }
+  const std::string& path() const { return dir_->dir(); }
+  uint64_t table_hits() const { return dir_->table_hits(); }
+  uint64_t model_runs() const { return dir_->model_runs(); }
+
+ private:
+  Status encode_parallel(const std::vector<std::string>& texts, size_t threads,
+                         std::vector<std::vector<int32_t>>* ids) const {
+    const size_t n = texts.size();
+    threads = std::min(threads, std::max<size_t>(1, n));
+    std::vector<Status> results(threads, ok_status());
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        results[t] = encode_range(*dir_, texts, n * t / threads, n * (t + 1) / threads, ids);
+      });
+    }
+    results[0] = encode_range(*dir_, texts, 0, n / threads, ids);
+    for (std::thread& w : workers) w.join();
+    for (const Status& s : results) MORPHEUS_RETURN_IF_ERROR(s);
+    return ok_status();
+  }
+
+  std::unique_ptr<tools::TokenizerDir> dir_;
+};
+
+}  // namespace
+}  // namespace morpheus::python
+
+PYBIND11_MODULE(_tokenizer, m) {
+  using morpheus::python::Tokenizer;
+  m.doc() = "The Morpheus tokenizer (torch-free); see morpheus.Tokenizer.";
+  m.attr("BUILD_TORCH_BINARY") = morpheus::python::kBuildTorchBinary;
+  py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
+
+Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
+from the segmentation table go to `model_server` (the `morpheus-torch` binary, run as
+`morpheus-torch model-server`, started on the first miss); with model_server="" they are an
+error.)")
+      .def(py::init<const std::string&, const std::string&, size_t, bool>(), py::arg("path"),
+           py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
+           py::arg("self_test") = true)
+      .def("encode", &Tokenizer::encode, py::arg("text"), py::arg("allow_invalid") = false,
+           "Ids of one text (str, or bytes with allow_invalid=True for invalid UTF-8 as byte "
+           "tokens); the ids `morpheus encode` writes for that line.")
+      .def("encode_batch", &Tokenizer::encode_batch, py::arg("texts"), py::arg("threads") = 1,
+           "Ids of every text: one model call for all letter runs the table lacks, then "
+           "`threads` workers encode (the GIL is released).")
+      .def("decode", &Tokenizer::decode, py::arg("ids"), "The text of `ids` (str).")
+      .def(
+          "decode_bytes",
+          [](const Tokenizer& t, const std::vector<int32_t>& ids) {
+            return py::bytes(t.decode_bytes(ids));
+          },
+          py::arg("ids"), "The bytes of `ids` (for texts encoded with allow_invalid=True).")
+      .def("segment", &Tokenizer::segment, py::arg("word"),
+           "Pieces of one word in its original case (`morpheus segment`); they concatenate to "
+           "the word.")
+      .def("segment_text", &Tokenizer::segment, py::arg("text"),
+           "Pieces of every span of a running-text line (`morpheus segment --text`); they "
+           "concatenate to the text.")
+      .def("id_to_piece", &Tokenizer::id_to_piece, py::arg("id"),
+           "\"<0x41>\", \"<cap>\", \"<upper>\", \"<upper_word>\" or the piece string.")
+      .def("piece_to_id", &Tokenizer::piece_to_id, py::arg("piece"), "Id of a piece string, or -1.")
+      .def_property_readonly("vocab_size", &Tokenizer::vocab_size, "Number of ids.")
+      .def_property_readonly("path", &Tokenizer::path, "The tokenizer directory.")
+      .def_property_readonly("table_hits", &Tokenizer::table_hits,
+                             "Letter runs answered by the segmentation table so far.")
+      .def_property_readonly("model_runs", &Tokenizer::model_runs,
+                             "Letter runs sent to the model so far.");
+}

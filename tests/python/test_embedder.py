@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+"""morpheus.Embedder against `morpheus embed` on the same tokenizer directory."""
+import numpy as np
+import pytest
+
+import morpheus
+from conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def embedder(tokdir):
+    return morpheus.Embedder(tokdir)
+
+
+def words_of(dev_lines, n):
+    words = []
+    for line in dev_lines:
+        for w in line.split():
+            if w not in words:
+                words.append(w)
+        if len(words) >= n:
+            return words[:n]
+    return words
+
+
+def test_embed_equals_cli_npy(embedder, tokdir, morpheus_bin, dev_lines, tmp_path):
+    words = words_of(dev_lines, 300) + ["Kitaplarımızdan", "zqxwvzqxw"]
+    (tmp_path / "words.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    out = tmp_path / "e.npy"
+    run_cli(morpheus_bin, "embed", "--model", tokdir, "--words", str(tmp_path / "words.txt"),
+            "--out", str(out))
+    want = np.load(out)
+    got = embedder.embed(words)
+    assert got.dtype == np.float32
+    assert got.shape == want.shape == (len(words), embedder.dim)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+
+
+def test_small_batches_give_the_same_rows(tokdir, embedder, dev_lines):
+    words = words_of(dev_lines, 50)
+    small = morpheus.Embedder(tokdir, batch_size=7)
+    np.testing.assert_allclose(small.embed(words), embedder.embed(words), rtol=0, atol=1e-6)
+
+
+def test_empty_list_gives_zero_rows(embedder):
+    assert embedder.embed([]).shape == (0, embedder.dim)
+
+
+def test_unknown_device_raises_value_error(tokdir):
+    with pytest.raises(ValueError, match="unknown device"):
+        morpheus.Embedder(tokdir, device="tpu")
+
+
+def test_missing_directory_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no tokenizer.json"):
+        morpheus.Embedder(str(tmp_path / "nothing"))

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+"""morpheus.Tokenizer against the `morpheus` command line on the same tokenizer directory."""
+import os
+
+import pytest
+
+import morpheus
+from conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def tok(tokdir):
+    return morpheus.Tokenizer(tokdir)
+
+
+def test_encode_equals_cli_ids_and_decodes_back(tok, tokdir, morpheus_bin, dev_lines):
+    cli = run_cli(morpheus_bin, "encode", "--model", tokdir, os.environ["MORPHEUS_DEV_SENTENCES"])
+    cli_ids = [[int(x) for x in line.split()] for line in cli.decode().splitlines()]
+    assert len(cli_ids) == len(dev_lines) > 1000
+    for line, want in zip(dev_lines, cli_ids):
+        ids = tok.encode(line)
+        assert ids == want, line
+        assert tok.decode(ids) == line
+
+
+def test_encode_batch_two_threads_equals_sequential(tok, dev_lines):
+    sequential = [tok.encode(line) for line in dev_lines]
+    assert tok.encode_batch(dev_lines, threads=2) == sequential
+    assert tok.encode_batch(dev_lines) == sequential
+
+
+def test_new_words_go_to_the_model_server(tokdir):
+    fresh = morpheus.Tokenizer(tokdir)
+    text = "Zqxwvzqxwlarımızdan kuşkulandık"
+    assert fresh.decode(fresh.encode(text)) == text
+    assert fresh.model_runs >= 1
+
+
+def test_segment_equals_cli(tok, tokdir, morpheus_bin):
+    words = ["Kitaplarımızdan", "evlerimizde", "İstanbul'da", "gelemeyeceklermiş"]
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "-",
+                  stdin="\n".join(words).encode() + b"\n")
+    for word, line in zip(words, cli.decode().splitlines()):
+        cli_word, pieces = line.split("\t")
+        assert cli_word == word
+        assert tok.segment(word) == pieces.split(" ")
+
+
+def test_segment_text_pieces_concatenate_to_the_text(tok):
+    text = 'Ev  "a b" Kitaplarımızdan 2024\'te.'
+    pieces = tok.segment_text(text)
+    assert "".join(pieces) == text
+    assert pieces[:3] == ["Ev", "  ", '"']
+
+
+def test_pieces_and_ids_map_both_ways(tok):
+    assert tok.vocab_size > 259  # byte tokens, 3 case tokens, pieces
+    assert tok.id_to_piece(256) == "<cap>"
+    assert tok.id_to_piece(0x41) == "<0x41>"
+    for i in range(259, tok.vocab_size, 7):
+        assert tok.piece_to_id(tok.id_to_piece(i)) == i
+    assert tok.piece_to_id("no such piece") == -1
+
+
+def test_invalid_utf8_raises_with_byte_offset_unless_allowed(tok):
+    with pytest.raises(ValueError, match="invalid UTF-8 at byte 3"):
+        tok.encode(b"abc\xff")
+    ids = tok.encode(b"abc\xff", allow_invalid=True)
+    assert tok.decode_bytes(ids) == b"abc\xff"
+    with pytest.raises(ValueError, match="decode_bytes"):
+        tok.decode(ids)
+
+
+def test_bad_ids_raise_value_error_with_message_and_hint(tok):
+    with pytest.raises(ValueError, match=rf"id 999999 at position 1 is outside \[0, {tok.vocab_size}\)"):
+        tok.decode([300, 999999])
+    with pytest.raises(ValueError, match="hint: decode ids produced by the same model"):
+        tok.decode([-1])
+    with pytest.raises(ValueError, match="outside"):
+        tok.id_to_piece(tok.vocab_size)
+
+
+def test_missing_directory_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no tokenizer.json in .*\nhint: --model takes"):
+        morpheus.Tokenizer(tmp_path / "nothing")
+
+
+def test_damaged_table_raises_data_loss(tokdir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "tok"
+    shutil.copytree(tokdir, copy)
+    with open(copy / "segments.bin", "r+b") as f:
+        f.seek(40)
+        byte = f.read(1)
+        f.seek(40)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(RuntimeError, match="does not match the checksum"):
+        morpheus.Tokenizer(copy)
+
+
+def test_without_model_server_a_new_word_is_an_error(tokdir):
+    tok = morpheus.Tokenizer(tokdir, model_server="")
+    with pytest.raises(RuntimeError, match="no model segmenter"):
+        tok.encode("zqxwvzqxw")

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// `morpheus index build`: a FAISS index (flat, HNSW or IVF; tools/ann_index.h) over the vectors of
+// a `morpheus embed` output, searched by `morpheus neighbors --faiss`.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "core/logging.h"
+#include "eval/embedding_metrics.h"
+#include "tools/ann_index.h"
+#include "tools/commands.h"
+
+namespace morpheus::tools {
+namespace {
+
+struct IndexBuildArgs {
+  std::string embeddings;
+  std::string out;
+  AnnBuildOptions options;
+};
+
+Status run_index_build(const IndexBuildArgs& args) {
+  if (ann_vocab_path(args.out) == args.out + ".vocab") {
+    return invalid_argument("--out " + args.out + " must end in .faiss",
+                            "the words go to the .vocab file beside it");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(eval::Embeddings e, eval::load_embeddings(args.embeddings));
+  const auto start = std::chrono::steady_clock::now();
+  MORPHEUS_ASSIGN_OR_RETURN(
+      std::unique_ptr<AnnIndex> index,
+      AnnIndex::build(e.vectors.data, e.vectors.rows, e.vectors.cols, args.options));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MORPHEUS_RETURN_IF_ERROR(index->save(args.out, e.words));
+  MORPHEUS_LOG(kInfo, "index: ", args.options.type, " over ", e.vectors.rows, " x ", e.vectors.cols,
+               " built in ", seconds, " s; wrote ", args.out, " and ", ann_vocab_path(args.out));
+  return ok_status();
+}
+
+}  // namespace
+
+void register_index_commands(CLI::App& app, CommandRegistry& registry) {
+  CLI::App* index = app.add_subcommand("index", "Nearest-neighbour indexes on FAISS");
+  index->require_subcommand(1);
+  auto args = std::make_shared<IndexBuildArgs>();
+  CLI::App* build = index->add_subcommand(
+      "build", "Embeddings (.npy + .vocab or .vec) -> FILE.faiss + FILE.vocab (cosine)");
+  build->add_option("--embeddings", args->embeddings, "FILE.npy or FILE.vec of morpheus embed")
+      ->required();
+  build->add_option("--out", args->out, "Index file to write (FILE.faiss; words to FILE.vocab)")
+      ->required();
+  build->add_option("--type", args->options.type, "flat (exact), hnsw or ivf")
+      ->check(CLI::IsMember({"flat", "hnsw", "ivf"}))
+      ->capture_default_str();
+  build->add_option("--m", args->options.hnsw_m, "HNSW: neighbours per node")
+      ->capture_default_str();
+  build
+      ->add_option("--ef-construction", args->options.ef_construction,
+                   "HNSW: candidate list while building")
+      ->capture_default_str();
+  build->add_option("--nlist", args->options.nlist, "IVF: inverted lists (0: 4*sqrt(rows))")
+      ->capture_default_str();
+  registry.add(build, [args] { return run_index_build(*args); });
+}
+
+}  // namespace morpheus::tools
