@@ -104,6 +104,7 @@ std::string ProgressBar::render() const {
   } else {
     line += "  " + human_duration(secs);
   }
+  if (!note_.empty()) line += "  " + note_;
   return line;
 }
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace morpheus {
 
@@ -24,6 +25,8 @@ class ProgressBar {
   void add(uint64_t n = 1);
   void set(uint64_t done);
   void finish();
+  // Text appended to the line (e.g. "table 69 %"); empty: none.
+  void set_note(std::string note) { note_ = std::move(note); }
 
   uint64_t done() const { return done_; }
   double elapsed_seconds() const;
@@ -39,6 +42,7 @@ class ProgressBar {
   std::string label_;
   uint64_t total_;
   std::string unit_;
+  std::string note_;
   uint64_t done_ = 0;
   bool finished_ = false;
   std::chrono::steady_clock::time_point start_;

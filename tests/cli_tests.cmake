@@ -165,6 +165,14 @@ if(MORPHEUS_WITH_TORCH)
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt ${DEV_SENTENCES})
   set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  add_test(NAME cli.segment_cache COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
+    ${CMAKE_CURRENT_SOURCE_DIR}/cli/segment_cache.sh ${MF} ${TDATA}/prepare
+    ${PROJECT_SOURCE_DIR}/configs/tiny.json ${DEV_SENTENCES})
+  set_tests_properties(cli.segment_cache PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  morpheus_cli_test(cache_dump_missing_file 1 --stderr-has no_such.cache
+    -- ${MF} cache dump no_such.cache)
+  morpheus_cli_test(cache_dump_not_a_cache 1 --stderr-has "not a segmentation cache"
+    -- ${MF} cache dump ${TDATA}/round_trip_input.txt)
   add_test(NAME cli.choose_threshold COMMAND ${SHARED_DATA} gold/mc2010_tur_trainset.tsv --
     env MORPHEUS_SHARED_DATA=@SHARED@ ${CMAKE_CURRENT_SOURCE_DIR}/cli/choose_threshold.sh ${MF}
     ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)

@@ -4,13 +4,17 @@
 // a model segmenter made by the caller (in process, or the model server co-process).
 #include "tools/cmd_tokenize.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/logging.h"
 #include "tokenizer/pretokenizer.h"
 #include "tools/codec_io.h"
+#include "tools/seg_cache.h"
 
 namespace morpheus::tools {
 namespace {
@@ -23,7 +27,14 @@ struct RunArgs {
   bool text = false;
   std::string shard;
   size_t cache = 1 << 20;
+  std::string cache_file;
   size_t block_lines = 4096;
+};
+
+struct CacheArgs {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::string output;
 };
 
 // One line of `segment --text`: a JSON array of the pieces of every span, in order; an invalid
@@ -47,6 +58,54 @@ Status segment_text_line(const TokenizerDir& tok, std::string_view line, bool al
   return ok_status();
 }
 
+// Progress note: distinct letter runs per block answered by the table / the cache file / the
+// model; *words = letter runs so far (distinct per block).
+std::string run_note(const TokenizerDir& tok, uint64_t* words) {
+  const TokenizerDir::RunStats s = tok.run_stats();
+  *words = s.runs;
+  const auto pct = [&s](uint64_t n) {
+    return std::to_string(s.runs == 0 ? 0 : (100 * n + s.runs / 2) / s.runs) + "%";
+  };
+  std::string note = "table " + pct(s.table);
+  if (s.cache > 0) note += " cache " + pct(s.cache);
+  return note + " model " + pct(s.runs - s.table - s.cache) + " (distinct per block)";
+}
+
+// `morpheus cache merge|dump`.
+Status run_cache(const CacheArgs& args, const std::string& mode) {
+  if (mode == "dump") {
+    CacheRecords records;
+    CacheFileInfo info;
+    MORPHEUS_RETURN_IF_ERROR(read_cache_file(args.inputs[0], 0, &records, &info));
+    std::vector<const std::pair<const std::string, std::string>*> sorted;
+    sorted.reserve(records.size());
+    for (const auto& r : records) sorted.push_back(&r);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    std::string text;
+    for (const auto* r : sorted) text += r->first + "\t" + r->second + "\n";
+    Output out;
+    MORPHEUS_RETURN_IF_ERROR(out.open(args.output.empty() ? "-" : args.output));
+    MORPHEUS_RETURN_IF_ERROR(out.write(text));
+    return out.close();
+  }
+  if (args.model.empty() || args.output.empty()) {
+    return invalid_argument("cache merge needs --model TOKDIR and -o OUT",
+                            "morpheus cache merge --model TOKDIR -o merged.cache a.cache b.cache");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
+                            TokenizerDir::load(args.model, false, nullptr));
+  MergeSummary summary;
+  MORPHEUS_RETURN_IF_ERROR(merge_cache_files(args.inputs, tok->id(), args.output, &summary));
+  if (summary.conflicts > 0) {
+    MORPHEUS_LOG(kWarning, "cache merge: ", summary.conflicts,
+                 " runs segmented differently by two inputs (the first input's kept)");
+  }
+  std::fprintf(stderr, "cache merge: wrote %s (%zu runs from %zu files)\n", args.output.c_str(),
+               summary.records, summary.files);
+  return ok_status();
+}
+
 Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMaker& model) {
   BlockOptions block;
   block.block_lines = args.block_lines;
@@ -54,7 +113,12 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> loaded,
                             TokenizerDir::load(args.model, true, model(args.cache)));
   const TokenizerDir& tok = *loaded;
-  block.prefetch = [&tok](const std::vector<std::string>& lines) { return tok.prefetch(lines); };
+  if (!args.cache_file.empty()) MORPHEUS_RETURN_IF_ERROR(loaded->attach_cache(args.cache_file));
+  block.prefetch = [&tok](const std::vector<std::string>& lines) {
+    return tok.prefetch_begin(lines);
+  };
+  block.prefetch_wait = [&tok]() { return tok.prefetch_end(); };
+  block.progress_note = [&tok](uint64_t* words) { return run_note(tok, words); };
   const bool allow_invalid = args.allow_invalid;
   if (mode == "encode") {
     block.progress_label = "encode";
@@ -106,6 +170,9 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
           ->capture_default_str();
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
           ->capture_default_str();
+      cmd->add_option("--cache-file", args->cache_file,
+                      "Persistent cache of the model's segmentations (created when absent, "
+                      "appended to; one file per shard, join with morpheus cache merge)");
     }
     if (mode == "segment") {
       cmd->add_flag("--text", args->text,
@@ -119,6 +186,25 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
       }
       return run_tokenizer(*args, mode, model);
     });
+  }
+  CLI::App* cache = app.add_subcommand("cache", "Segmentation cache files (--cache-file)");
+  cache->require_subcommand(1);
+  for (const std::string mode : {"merge", "dump"}) {
+    auto args = std::make_shared<CacheArgs>();
+    CLI::App* cmd = cache->add_subcommand(
+        mode, mode == "merge" ? "Join cache files of one tokenizer into one (written atomically)"
+                              : "Records of a cache file as run<TAB>piece piece... lines, sorted "
+                                "(the format of segment; cut -f1 gives words for export --words)");
+    if (mode == "merge") {
+      cmd->add_option("--model", args->model, "Tokenizer directory the caches belong to")
+          ->required();
+      cmd->add_option("-o,--output", args->output, "Merged cache file")->required();
+      cmd->add_option("inputs", args->inputs, "Cache files")->required();
+    } else {
+      cmd->add_option("input", args->inputs, "Cache file")->required()->expected(1);
+      cmd->add_option("-o,--output", args->output, "Output file, - for stdout");
+    }
+    registry.add(cmd, [args, mode] { return run_cache(*args, mode); });
   }
 }
 

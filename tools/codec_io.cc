@@ -82,6 +82,47 @@ Status parse_shard(const std::string& spec, BlockOptions* options) {
   return ok_status();
 }
 
+namespace {
+
+// The next block of kept lines (at most block_lines) and their 1-based numbers.
+struct LineBlock {
+  std::vector<std::string> lines;
+  std::vector<size_t> numbers;
+};
+
+void read_block(LineReader& reader, const BlockOptions& options, size_t* line_no,
+                LineBlock* block) {
+  const size_t block_size = std::max<size_t>(1, options.block_lines);
+  const size_t shards = std::max<size_t>(1, options.shard_count);
+  block->lines.clear();
+  block->numbers.clear();
+  std::string line;
+  while (block->lines.size() < block_size && reader.next(&line)) {
+    ++*line_no;
+    if ((*line_no - 1) % shards != options.shard_index) continue;
+    block->lines.push_back(std::move(line));
+    block->numbers.push_back(*line_no);
+  }
+}
+
+// Starts the prefetch of `block` (the whole prefetch when there is no prefetch_wait).
+Status begin_prefetch(const std::string& input, const BlockOptions& options,
+                      const LineBlock& block) {
+  if (block.lines.empty() || !options.prefetch) return ok_status();
+  const Status s = options.prefetch(block.lines);
+  if (s.ok()) return s;
+  return Status(s.code(), where(input, block.numbers[0]) + s.message(), s.hint());
+}
+
+Status end_prefetch(const std::string& input, const BlockOptions& options, const LineBlock& block) {
+  if (block.lines.empty() || !options.prefetch || !options.prefetch_wait) return ok_status();
+  const Status s = options.prefetch_wait();
+  if (s.ok()) return s;
+  return Status(s.code(), where(input, block.numbers[0]) + s.message(), s.hint());
+}
+
+}  // namespace
+
 Status transform_lines(const std::string& input, const std::string& output, bool validate_utf8,
                        const BlockOptions& options, const LineFn& fn) {
   LineReader reader;
@@ -90,37 +131,37 @@ Status transform_lines(const std::string& input, const std::string& output, bool
   MORPHEUS_RETURN_IF_ERROR(out.open(output));
   std::unique_ptr<ProgressBar> bar;
   if (!options.progress_label.empty()) {
-    bar = std::make_unique<ProgressBar>(options.progress_label, 0, "lines");
+    bar = std::make_unique<ProgressBar>(options.progress_label, 0,
+                                        options.progress_note ? "words" : "lines");
   }
-  const size_t block_size = std::max<size_t>(1, options.block_lines);
-  const size_t shards = std::max<size_t>(1, options.shard_count);
-  std::vector<std::string> block;
-  std::vector<size_t> numbers;
-  std::string line;
-  std::string text;
   size_t line_no = 0;
-  bool more = true;
-  while (more) {
-    block.clear();
-    numbers.clear();
-    while (block.size() < block_size && (more = reader.next(&line))) {
-      ++line_no;
-      if ((line_no - 1) % shards != options.shard_index) continue;
-      block.push_back(line);
-      numbers.push_back(line_no);
-    }
-    if (block.empty()) break;
-    if (options.prefetch) {
-      const Status s = options.prefetch(block);
-      if (!s.ok()) return Status(s.code(), where(input, numbers[0]) + s.message(), s.hint());
-    }
+  LineBlock block;
+  LineBlock next;
+  read_block(reader, options, &line_no, &block);
+  MORPHEUS_RETURN_IF_ERROR(begin_prefetch(input, options, block));
+  MORPHEUS_RETURN_IF_ERROR(end_prefetch(input, options, block));
+  std::string text;
+  while (!block.lines.empty()) {
+    // The next block's misses go to the model while this block is written.
+    read_block(reader, options, &line_no, &next);
+    MORPHEUS_RETURN_IF_ERROR(begin_prefetch(input, options, next));
     text.clear();
-    for (size_t i = 0; i < block.size(); ++i) {
-      const Status s = fn(block[i], &text);
-      if (!s.ok()) return Status(s.code(), where(input, numbers[i]) + s.message(), s.hint());
+    for (size_t i = 0; i < block.lines.size(); ++i) {
+      const Status s = fn(block.lines[i], &text);
+      if (!s.ok()) {
+        return Status(s.code(), where(input, block.numbers[i]) + s.message(), s.hint());
+      }
     }
     MORPHEUS_RETURN_IF_ERROR(out.write(text));
-    if (bar) bar->add(block.size());
+    if (bar && options.progress_note) {
+      uint64_t words = 0;
+      bar->set_note(options.progress_note(&words));
+      bar->set(words);
+    } else if (bar) {
+      bar->add(block.lines.size());
+    }
+    MORPHEUS_RETURN_IF_ERROR(end_prefetch(input, options, next));
+    std::swap(block, next);
   }
   MORPHEUS_RETURN_IF_ERROR(reader.status());
   if (bar) bar->finish();

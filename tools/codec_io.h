@@ -36,9 +36,16 @@ Status segment_lines(const std::string& input, const std::string& output,
 struct BlockOptions {
   size_t block_lines = 4096;
   std::function<Status(const std::vector<std::string>& lines)> prefetch;
+  // When set, prefetch only starts the work of a block and prefetch_wait finishes it: the next
+  // block's prefetch runs while a block's lines are processed (e.g. a model co-process segments
+  // the next block's misses meanwhile).
+  std::function<Status()> prefetch_wait;
   size_t shard_index = 0;
   size_t shard_count = 1;
   std::string progress_label;
+  // With a progress bar: after each block, the words done so far (the bar counts words instead
+  // of lines) and a note for the bar (e.g. the share of table hits).
+  std::function<std::string(uint64_t* words)> progress_note;
 };
 // Parses "i/n" (0 <= i < n) into options->shard_index/shard_count.
 Status parse_shard(const std::string& spec, BlockOptions* options);

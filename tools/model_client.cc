@@ -62,13 +62,25 @@ class ServerSegmenter : public RunSegmenter {
 
   StatusOr<std::vector<std::vector<std::string>>> segment(
       const std::vector<std::string>& runs) override {
+    MORPHEUS_RETURN_IF_ERROR(send(runs));
+    return receive();
+  }
+
+  // The server reads a whole request before it answers, so a request can be sent while this
+  // process works on something else; the answers wait in the socket until receive().
+  Status send(const std::vector<std::string>& runs) override {
     std::string request = std::to_string(runs.size()) + "\n";
     for (const std::string& r : runs) request += r + "\n";
     MORPHEUS_RETURN_IF_ERROR(send_all(request));
+    expected_ = runs.size();
+    return ok_status();
+  }
+
+  StatusOr<std::vector<std::vector<std::string>>> receive() override {
     std::vector<std::vector<std::string>> out;
-    out.reserve(runs.size());
+    out.reserve(expected_);
     std::string line;
-    for (size_t i = 0; i < runs.size(); ++i) {
+    for (size_t i = 0; i < expected_; ++i) {
       if (!read_line(in_, &line)) return ended();
       std::vector<std::string> pieces;
       for (std::string& p : split(line, ' ')) {
@@ -76,6 +88,7 @@ class ServerSegmenter : public RunSegmenter {
       }
       out.push_back(std::move(pieces));
     }
+    expected_ = 0;
     return out;
   }
 
@@ -112,6 +125,7 @@ class ServerSegmenter : public RunSegmenter {
   pid_t pid_;
   int fd_;
   std::FILE* in_;
+  size_t expected_ = 0;  // answers of the request in flight
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment` run here
-// (letter runs outside the segmentation table go to `morpheus-torch model-server`, started only
-// when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
+// `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment|cache` run
+// here (letter runs outside the segmentation table go to `morpheus-torch model-server`, started
+// only when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -26,12 +26,22 @@ std::string torch_binary() {
          "/morpheus-torch";
 }
 
+// The command word: the first argument after the front's own flags (-q/-v and their long forms).
+std::string command_of(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-q" || a == "--quiet" || a == "-v" || a == "--verbose") continue;
+    return a;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string torch = torch_binary();
-  const std::string command = argc >= 2 ? argv[1] : "";
-  if (command == "encode" || command == "decode" || command == "segment") {
+  const std::string command = command_of(argc, argv);
+  if (command == "encode" || command == "decode" || command == "segment" || command == "cache") {
     CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
                  "morpheus"};
     app.require_subcommand(1);

@@ -78,6 +78,9 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
       chars_(std::move(chars)),
       options_(options),
       max_chunk_(model_->config.max_word_len - 2),
+      batch_chars_(options.max_batch_chars > 0
+                       ? options.max_batch_chars
+                       : std::max<int64_t>(256, (int64_t{1} << 18) / model_->config.char_dim)),
       threshold_(options.threshold > 0 ? options.threshold : model_->config.threshold),
       cache_(std::make_unique<Cache>()) {
   model_->eval();
@@ -118,7 +121,7 @@ void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& c
     size_t end = pos + 1;
     while (end < order.size() && static_cast<int64_t>(end + 1 - pos) *
                                          static_cast<int64_t>(chunks[order[end]]->size() + 2) <=
-                                     options_.max_batch_chars) {
+                                     batch_chars_) {
       ++end;
     }
     const int64_t n = static_cast<int64_t>(end - pos);
@@ -256,7 +259,7 @@ torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) cons
     size_t end = pos + 1;
     while (end < order.size() && static_cast<int64_t>(end + 1 - pos) *
                                          static_cast<int64_t>(items[order[end]].lower.size() + 2) <=
-                                     options_.max_batch_chars) {
+                                     batch_chars_) {
       ++end;
     }
     const int64_t n = static_cast<int64_t>(end - pos);

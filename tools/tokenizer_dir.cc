@@ -172,6 +172,8 @@ struct TokenizerDir::State {
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
+  std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
+  RunStats stats;                      // mutex held
 
   // Creates the model once (mutex held by the caller).
   Status ensure(const TokenizerDir& dir, const RunSegmenterFactory& factory) {
@@ -190,11 +192,25 @@ struct TokenizerDir::State {
     }
     return error;
   }
-  // Runs `runs` through the model (mutex held); stores the answers.
-  Status run(const TokenizerDir& dir, const RunSegmenterFactory& factory,
-             const std::vector<std::string>& runs) {
+  // Starts `runs` through the model (mutex held); finish() stores the answers.
+  Status start(const TokenizerDir& dir, const RunSegmenterFactory& factory,
+               std::vector<std::string> runs) {
+    MORPHEUS_RETURN_IF_ERROR(finish());
     MORPHEUS_RETURN_IF_ERROR(ensure(dir, factory));
-    StatusOr<std::vector<std::vector<std::string>>> pieces = model->segment(runs);
+    const Status s = model->send(runs);
+    if (!s.ok()) {
+      error = s;
+      return error;
+    }
+    in_flight = std::move(runs);
+    return ok_status();
+  }
+  // Stores the answers of the request in flight, if any (mutex held).
+  Status finish() {
+    if (in_flight.empty()) return error;
+    std::vector<std::string> runs = std::move(in_flight);
+    in_flight.clear();
+    StatusOr<std::vector<std::vector<std::string>>> pieces = model->receive();
     if (!pieces.ok()) {
       error = pieces.status();
       return error;
@@ -205,9 +221,23 @@ struct TokenizerDir::State {
       return error;
     }
     model_runs += runs.size();
+    if (disk) {
+      const Status s = disk->append(runs, *pieces);
+      if (!s.ok()) {
+        error = s;
+        return error;
+      }
+    }
     for (size_t i = 0; i < runs.size(); ++i) resolved[runs[i]] = std::move((*pieces)[i]);
     return ok_status();
   }
+  // Runs `runs` through the model and stores the answers (mutex held).
+  Status run(const TokenizerDir& dir, const RunSegmenterFactory& factory,
+             std::vector<std::string> runs) {
+    MORPHEUS_RETURN_IF_ERROR(start(dir, factory, std::move(runs)));
+    return finish();
+  }
+  std::vector<std::string> in_flight;  // runs sent to the model, answers not read yet
 };
 
 TokenizerDir::TokenizerDir() = default;
@@ -250,7 +280,12 @@ std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) cons
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
   const std::string key(folded);
+  if (state_->disk && state_->disk->lookup(key, &pieces)) return pieces;
   auto it = state_->resolved.find(key);
+  if (it == state_->resolved.end() && !state_->in_flight.empty()) {
+    if (!state_->finish().ok()) return {};  // whole run; encode() reports the error
+    it = state_->resolved.find(key);
+  }
   if (it == state_->resolved.end()) {
     if (!state_->run(*this, factory_, {key}).ok())
       return {};  // whole run; encode() reports the error
@@ -272,6 +307,8 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
   tok->dir_ = dir;
   tok->factory_ = std::move(model);
   tok->state_ = std::make_unique<State>();
+  MORPHEUS_ASSIGN_OR_RETURN(std::string config_bytes, read_file(config_path));
+  tok->id_ = fnv1a64(config_bytes);
   MORPHEUS_ASSIGN_OR_RETURN(tok->config_, load_json_file(config_path));
   const json& config = tok->config_;
   if (!config.is_object() || config.value("kind", "") != kTokenizerKind ||
@@ -350,30 +387,56 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
   return tok;
 }
 
-Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
+Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const {
   std::unordered_set<std::string> seen;
   std::vector<std::string> missing;
   std::vector<tokenizer::Span> spans;
-  {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    MORPHEUS_RETURN_IF_ERROR(state_->error);
-    for (const std::string& text : texts) {
-      if (!utf8::is_valid(text)) continue;  // encode reports it (or uses byte tokens)
-      spans.clear();
-      tokenizer::pretokenize_into(text, spans);
-      for (const tokenizer::Span& span : spans) {
-        if (span.kind != tokenizer::SpanKind::kLetter) continue;
-        std::string folded = fold_run(span.text(text));
-        if (!seen.insert(folded).second) continue;  // each distinct run once per call
-        if (find_run(table_, folded) != table_.size() || state_->resolved.count(folded) != 0) {
-          continue;
-        }
+  std::vector<std::string> pieces;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  MORPHEUS_RETURN_IF_ERROR(state_->finish());
+  RunStats& stats = state_->stats;
+  for (const std::string& text : texts) {
+    if (!utf8::is_valid(text)) continue;  // encode reports it (or uses byte tokens)
+    spans.clear();
+    tokenizer::pretokenize_into(text, spans);
+    for (const tokenizer::Span& span : spans) {
+      if (span.kind != tokenizer::SpanKind::kLetter) continue;
+      std::string folded = fold_run(span.text(text));
+      if (!seen.insert(folded).second) continue;  // each distinct run once per call
+      ++stats.runs;
+      if (find_run(table_, folded) != table_.size()) {
+        ++stats.table;
+      } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
+        ++stats.cache;
+      } else if (state_->resolved.count(folded) == 0) {
         missing.push_back(std::move(folded));
       }
     }
-    if (missing.empty()) return ok_status();
-    return state_->run(*this, factory_, missing);
   }
+  if (missing.empty()) return ok_status();
+  return state_->start(*this, factory_, std::move(missing));
+}
+
+Status TokenizerDir::prefetch_end() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->finish();
+}
+
+Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
+  MORPHEUS_RETURN_IF_ERROR(prefetch_begin(texts));
+  return prefetch_end();
+}
+
+Status TokenizerDir::attach_cache(const std::string& path) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SegmentCache> cache, SegmentCache::open(path, id_));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->disk = std::move(cache);
+  return ok_status();
+}
+
+TokenizerDir::RunStats TokenizerDir::run_stats() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->stats;
 }
 
 Status TokenizerDir::encode(std::string_view text, std::vector<int32_t>* ids,

@@ -20,6 +20,7 @@
 #include "core/hash.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
+#include "tools/seg_cache.h"
 
 namespace morpheus::tools {
 
@@ -64,6 +65,16 @@ class RunSegmenter {
   virtual ~RunSegmenter() = default;
   virtual StatusOr<std::vector<std::vector<std::string>>> segment(
       const std::vector<std::string>& runs) = 0;
+  // One request in flight: send() starts segmenting `runs`, receive() returns their pieces. A
+  // co-process works meanwhile; by default send() keeps the runs and receive() calls segment().
+  virtual Status send(const std::vector<std::string>& runs) {
+    pending_ = runs;
+    return ok_status();
+  }
+  virtual StatusOr<std::vector<std::vector<std::string>>> receive() { return segment(pending_); }
+
+ private:
+  std::vector<std::string> pending_;
 };
 class TokenizerDir;
 // Creates the model segmenter of a tokenizer directory (checks it, e.g. self-test).
@@ -90,9 +101,21 @@ class TokenizerDir {
   // Segments, in one model call, the letter runs of `texts` that the table lacks (creating the
   // model on the first miss), so that encode/segment_word on them need no model call.
   Status prefetch(const std::vector<std::string>& texts) const;
+  // prefetch in two halves: prefetch_begin sends the misses to the model without waiting for
+  // the answers, prefetch_end (or any later model use) stores them. In between, encode/segment
+  // of runs already resolved proceed while a model co-process works.
+  Status prefetch_begin(const std::vector<std::string>& texts) const;
+  Status prefetch_end() const;
   // codec().encode / segment_word, failing when the model could not be created or failed.
   Status encode(std::string_view text, std::vector<int32_t>* ids, bool allow_invalid) const;
   StatusOr<std::vector<std::string>> segment_word(std::string_view word) const;
+
+  // FNV-1a 64 of tokenizer.json (it names the checksums of every other file): the identity a
+  // segmentation cache file is tied to.
+  uint64_t id() const { return id_; }
+  // Looks letter runs outside the table up in the cache file `path` (created when absent) before
+  // the model, and appends what the model segments to it (tools/seg_cache.h).
+  Status attach_cache(const std::string& path);
 
   // Checks `relative` (a file of the directory) against its checksum in tokenizer.json.
   Status verify_file(const std::string& relative) const;
@@ -102,12 +125,21 @@ class TokenizerDir {
   // Letter runs answered by the table / sent to the model since loading.
   uint64_t table_hits() const;
   uint64_t model_runs() const;
+  // Per prefetch call, the distinct letter runs of its texts, summed over calls: all of them, in
+  // the table, in the cache file; the rest went to the model (or were answered by it before).
+  struct RunStats {
+    uint64_t runs = 0;
+    uint64_t table = 0;
+    uint64_t cache = 0;
+  };
+  RunStats run_stats() const;
 
  private:
   TokenizerDir();
   std::vector<std::string> segment_run(std::string_view folded) const;
 
   std::string dir_;
+  uint64_t id_ = 0;
   nlohmann::json config_;
   SegmentTable table_;
   std::unique_ptr<tokenizer::PieceCodec> codec_;

@@ -163,6 +163,52 @@ TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
   EXPECT_EQ((*tok)->prefetch({"başka"}).code(), StatusCode::kDataLoss);
 }
 
+TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
+  const std::string dir = write_dir("tokdir_cache");
+  const std::string cache = path_join(testing::make_temp_dir("tokdir_cache_file"), "c.cache");
+  const std::string text = "Okulda evlerimiz kitap";
+  int calls = 0;
+  std::vector<int32_t> want;
+  {
+    const auto tok = TokenizerDir::load(dir, true, [&](const TokenizerDir&) {
+      return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
+    });
+    ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+    ASSERT_TRUE((*tok)->attach_cache(cache).ok());
+    ASSERT_TRUE((*tok)->prefetch({text}).ok());
+    ASSERT_TRUE((*tok)->encode(text, &want, false).ok());
+    EXPECT_EQ(calls, 1);
+  }
+  const auto tok = TokenizerDir::load(dir, true, [](const TokenizerDir&) {
+    return StatusOr<std::unique_ptr<RunSegmenter>>(data_loss("no model in this test"));
+  });
+  ASSERT_TRUE(tok.ok());
+  ASSERT_TRUE((*tok)->attach_cache(cache).ok());
+  ASSERT_TRUE((*tok)->prefetch({text}).ok());
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode(text, &ids, false).ok());
+  EXPECT_EQ(ids, want);
+  EXPECT_FALSE((*tok)->model_created());
+  EXPECT_EQ((*tok)->run_stats().cache, 2u);  // okulda, evlerimiz
+}
+
+TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
+  const std::string cache = path_join(testing::make_temp_dir("tokdir_cache_other"), "c.cache");
+  auto first = TokenizerDir::load(write_dir("tokdir_cache_a"), true, nullptr);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE((*first)->attach_cache(cache).ok());
+  first->reset();  // releases the file
+  const std::string other = write_dir("tokdir_cache_b");
+  json config = json::parse(read_file(path_join(other, "tokenizer.json")).value());
+  config["threshold"] = 0.3;  // another tokenizer
+  ASSERT_TRUE(write_file_atomic(path_join(other, "tokenizer.json"), config.dump()).ok());
+  const auto second = TokenizerDir::load(other, true, nullptr);
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  const Status s = (*second)->attach_cache(cache);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("another tokenizer"), std::string::npos) << s.message();
+}
+
 TEST(TokenizerDirTest, OldFormatVersionAsksForAReExport) {
   const auto tok = TokenizerDir::load(write_dir("tokdir_v1", 1), true, nullptr);
   ASSERT_FALSE(tok.ok());

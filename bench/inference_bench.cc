@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// inference_bench: words/s of new word types through the segmentation model (every distinct
+// letter run of a corpus once, no cache), for a trained tokenizer's model (--model TOKDIR, e.g.
+// the tiny model of the main job) and a randomly initialised paper-size model (same cost as a
+// trained one), at the old batch size (32K positions per call) and the default one; both next
+// to `morpheus-spm encode` of the same words (one per line) measured in the same run.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/file_util.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "model/checkpoint.h"
+#include "model/cpu_allocator.h"
+#include "tokenizer/pretokenizer.h"
+#include "tools/neural_tokenizer.h"
+#include "train/vocab.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (name == argv[i]) return argv[i + 1];
+  }
+  return fallback;
+}
+
+// Distinct folded letter runs of `text`, in order of first occurrence.
+std::vector<std::string> distinct_runs(const std::string& text) {
+  std::vector<std::string> runs;
+  std::unordered_set<std::string> seen;
+  std::vector<morpheus::tokenizer::Span> spans;
+  morpheus::tokenizer::pretokenize_into(text, spans);
+  for (const morpheus::tokenizer::Span& s : spans) {
+    if (s.kind != morpheus::tokenizer::SpanKind::kLetter) continue;
+    std::string folded = morpheus::unicode::to_lower(std::string(s.text(text)));
+    if (seen.insert(folded).second) runs.push_back(std::move(folded));
+  }
+  return runs;
+}
+
+// Words/s of seg.segment_many over `words` (best of `reps`).
+double words_per_s(const morpheus::tools::NeuralSegmenter& seg,
+                   const std::vector<std::string>& words, int reps) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t = Clock::now();
+    (void)seg.segment_many(words);
+    best = std::min(best, seconds_since(t));
+  }
+  return static_cast<double>(words.size()) / best;
+}
+
+double spm_words_per_s(const std::string& spm_model, const std::string& words_file, size_t n) {
+  if (spm_model.empty()) return 0;
+  const std::string command = std::string(MORPHEUS_SPM_BINARY) + " encode --model " + spm_model +
+                              " " + words_file + " > /dev/null";
+  const auto t = Clock::now();
+  if (std::system(command.c_str()) != 0) return 0;
+  return static_cast<double>(n) / seconds_since(t);
+}
+
+void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
+            const morpheus::tools::NeuralSegmenter& old, const std::vector<std::string>& words,
+            double spm, int reps) {
+  const double old_rate = words_per_s(old, words, reps);
+  const double fast_rate = words_per_s(fast, words, reps);
+  const auto a = old.segment_many(words);
+  const auto b = fast.segment_many(words);
+  size_t same = 0;
+  for (size_t i = 0; i < a.size(); ++i) same += a[i] == b[i] ? 1 : 0;
+  std::printf(
+      "%s: %zu new words, %d threads: default batches %.0f words/s, 32K-position batches %.0f "
+      "words/s (%.2fx); same segmentation %zu/%zu; morpheus-spm encode %.0f words/s\n",
+      name, words.size(), torch::get_num_threads(), fast_rate, old_rate, fast_rate / old_rate, same,
+      a.size(), spm);
+}
+
+// Words/s at each batch size of a comma-separated list (positions per model call).
+void sweep(const morpheus::model::Morpheus& model, const morpheus::train::CharVocab& chars,
+           const std::vector<std::string>& words, const std::string& sizes) {
+  size_t begin = 0;
+  while (begin < sizes.size()) {
+    size_t end = sizes.find(',', begin);
+    if (end == std::string::npos) end = sizes.size();
+    morpheus::tools::NeuralSegmenterOptions options;
+    options.cache_capacity = 0;
+    options.max_batch_chars = std::stoll(sizes.substr(begin, end - begin));
+    morpheus::tools::NeuralSegmenter seg(model, chars, options);
+    std::printf("  batch %lld positions: %.0f words/s\n",
+                static_cast<long long>(options.max_batch_chars), words_per_s(seg, words, 1));
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace morpheus;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  model::install_caching_cpu_allocator();  // as morpheus-torch does
+  const std::string corpus =
+      arg(argc, argv, "--corpus",
+          std::string(MORPHEUS_SOURCE_DIR) + "/node_modules/nlptoolkit-corpus/corpus.txt");
+  const std::string tokdir = arg(argc, argv, "--model", "");
+  const std::string spm_model = arg(argc, argv, "--spm-model", "");
+  const size_t tiny_words = std::stoul(arg(argc, argv, "--words", "30000"));
+  const size_t paper_words = std::stoul(arg(argc, argv, "--paper-words", "1500"));
+  const int reps = std::stoi(arg(argc, argv, "--reps", "2"));
+  if (const std::string t = arg(argc, argv, "--threads", ""); !t.empty()) {
+    torch::set_num_threads(std::stoi(t));
+  }
+  StatusOr<std::string> text = read_file(corpus);
+  if (!text.ok()) {
+    std::fprintf(stderr, "%s\n", text.status().to_string().c_str());
+    return 1;
+  }
+  std::vector<std::string> runs = distinct_runs(*text);
+  std::printf("corpus %s: %zu distinct letter runs\n", corpus.c_str(), runs.size());
+  const std::string words_file = "/tmp/morpheus_inference_bench_words.txt";
+  const auto take = [&](size_t n) {
+    std::vector<std::string> w(runs.begin(), runs.begin() + std::min(n, runs.size()));
+    std::string lines;
+    for (const std::string& s : w) lines += s + "\n";
+    (void)write_file_atomic(words_file, lines);
+    return w;
+  };
+  tools::NeuralSegmenterOptions fast_options;
+  fast_options.cache_capacity = 0;
+  tools::NeuralSegmenterOptions old_options = fast_options;
+  old_options.max_batch_chars = 1 << 15;
+  if (!tokdir.empty()) {
+    StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(tokdir, "model"));
+    StatusOr<train::CharVocab> chars = train::CharVocab::load(path_join(tokdir, "char_vocab.json"));
+    if (!m.ok() || !chars.ok()) {
+      std::fprintf(stderr, "cannot load the model of %s\n", tokdir.c_str());
+      return 1;
+    }
+    const std::vector<std::string> words = take(tiny_words);
+    const double spm = spm_words_per_s(spm_model, words_file, words.size());
+    tools::NeuralSegmenter fast(*m, *chars, fast_options);
+    tools::NeuralSegmenter old(*m, *chars, old_options);
+    report(("model of " + tokdir).c_str(), fast, old, words, spm, reps);
+    sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""));
+  }
+  {
+    std::unordered_map<char32_t, uint64_t> counts;
+    for (const std::string& r : runs) {
+      const StatusOr<std::u32string> cps = utf8::decode(r);
+      if (cps.ok()) {
+        for (char32_t c : *cps) ++counts[c];
+      }
+    }
+    const train::CharVocab chars = train::CharVocab::build(counts, 0.9999, 1, U"");
+    model::ModelConfig config;  // paper configuration, random weights
+    config.char_vocab_size = chars.size();
+    torch::manual_seed(1);
+    model::Morpheus model(config);
+    const std::vector<std::string> words = take(paper_words);
+    const double spm = spm_words_per_s(spm_model, words_file, words.size());
+    tools::NeuralSegmenter fast(model, chars, fast_options);
+    tools::NeuralSegmenter old(model, chars, old_options);
+    report("random paper-size model", fast, old, words, spm, 1);
+    sweep(model, chars, words, arg(argc, argv, "--sweep", ""));
+  }
+  return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# new_text_bench.sh: `morpheus encode` of text the tokenizer has never seen, next to
+# `morpheus-spm encode` in the same run. The npm corpus is split by line (even lines held apart);
+# a tokenizer is exported from CHECKPOINT with the word types of the odd lines only, so about
+# 45 % of the held-apart lines' distinct letter runs miss its segmentation table; the input is
+# the held-apart lines, 4 shuffled copies (≈ 12 MB). Timed (wall, end to end, process start-up
+# included), each twice: spm; morpheus cold (no cache: every miss through the model); morpheus
+# with --cache-file, first run (fills the cache) and second run (reads it).
+# Usage: bench/new_text_bench.sh [MORPHEUS_BIN_DIR] [CHECKPOINT] [SPM_MODEL_DIR] [WORK]
+# Defaults: build/dev/tools, runs/main/semi/train/final (threshold 0.42, as the shipped
+# tokenizer), runs/main/baselines/spm-unigram-32k, /tmp/morpheus_new_text_bench.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build/dev/tools}
+checkpoint=${2:-runs/main/semi/train/final}
+spm=${3:-runs/main/baselines/spm-unigram-32k}
+work=${4:-/tmp/morpheus_new_text_bench}
+corpus=node_modules/nlptoolkit-corpus/corpus.txt
+for f in "$bin/morpheus" "$bin/morpheus-spm" "$checkpoint/model.pt" "$spm" "$corpus"; do
+  [ -e "$f" ] || { echo "missing $f (build, run scripts/main.sh, or pass paths)" >&2; exit 1; }
+done
+mkdir -p "$work"
+python3 - "$corpus" "$work" <<'EOF'
+import collections, random, re, sys
+lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if l.strip()]
+held, train = lines[0::2], lines[1::2]
+counts = collections.Counter(w for l in train for w in l.split())
+with open(sys.argv[2] + "/train_words.tsv", "w", encoding="utf-8") as f:
+    f.writelines(f"{w}\t{n}\n" for w, n in counts.most_common())
+rng = random.Random(1)
+out = []
+for _ in range(4):
+    copy = held[:]
+    rng.shuffle(copy)
+    out += copy
+open(sys.argv[2] + "/new_text.txt", "w", encoding="utf-8").write("\n".join(out) + "\n")
+runs = lambda ls: {r for l in ls for r in re.findall(r"[^\W\d_]+", l.lower())}
+h, t = runs(held), runs(train)
+print(f"input {sys.argv[2]}/new_text.txt: {sum(len(l.encode()) + 1 for l in out) / 1e6:.1f} MB, "
+      f"{len(out)} lines, {len(h)} distinct letter runs, {len(h - t)} ({100 * len(h - t) / len(h):.0f} %) "
+      f"outside the table")
+EOF
+tok=$work/tok
+if [ ! -f "$tok/tokenizer.json" ]; then
+  "$bin/morpheus" export --checkpoint "$checkpoint" --out "$tok" --words "$work/train_words.tsv" \
+    --threshold 0.42 2>&1 | tail -1
+fi
+in=$work/new_text.txt
+t() {  # t LABEL COMMAND...: wall seconds of one run
+  local s e
+  s=$(date +%s.%N)
+  "${@:2}" > /dev/null 2>&1 || { echo "FAILED: ${*:2}" >&2; exit 1; }
+  e=$(date +%s.%N)
+  python3 -c "print(f'{$e - $s:.2f}')"
+}
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD)"
+for round in 1 2; do
+  rm -f "$work/run.cache"
+  s=$(t spm "$bin/morpheus-spm" encode --model "$spm" "$in" -o "$work/spm.ids")
+  c=$(t cold "$bin/morpheus" -q encode --model "$tok" "$in" -o "$work/m.ids")
+  f=$(t fill "$bin/morpheus" -q encode --model "$tok" --cache-file "$work/run.cache" "$in" \
+    -o "$work/m1.ids")
+  w=$(t cached "$bin/morpheus" -q encode --model "$tok" --cache-file "$work/run.cache" "$in" \
+    -o "$work/m2.ids")
+  cmp -s "$work/m.ids" "$work/m2.ids" || { echo "cached output differs" >&2; exit 1; }
+  python3 -c "
+s, c, f, w = $s, $c, $f, $w
+print(f'round $round: morpheus-spm encode {s:.2f} s; morpheus encode cold {c:.2f} s '
+      f'({s / c:.2f}x spm), with --cache-file: first {f:.2f} s ({s / f:.2f}x), '
+      f'second {w:.2f} s ({s / w:.2f}x spm)')"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
