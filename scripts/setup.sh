@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libtorch-dev libopenblas0-openmp
+  libtorch-dev libopenblas0-openmp libgloo-dev
   libsentencepiece-dev
   nlohmann-json3-dev libcli11-dev
   googletest libgtest-dev

@@ -139,13 +139,21 @@ struct Accumulator {
   double total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, grad_norm = 0;
   int64_t micro = 0, steps = 0, words = 0;
   double seconds = 0;
+  double exchange_seconds = 0;  // gradient exchange between ranks (0 with one process)
 };
 
 void to_json(json& j, const Accumulator& a) {
-  j = json{{"total", a.total},    {"aux", a.aux},     {"sgns", a.sgns},
-           {"ctr", a.ctr},        {"mlm", a.mlm},     {"grad_norm", a.grad_norm},
-           {"micro", a.micro},    {"steps", a.steps}, {"words", a.words},
-           {"seconds", a.seconds}};
+  j = json{{"total", a.total},
+           {"aux", a.aux},
+           {"sgns", a.sgns},
+           {"ctr", a.ctr},
+           {"mlm", a.mlm},
+           {"grad_norm", a.grad_norm},
+           {"micro", a.micro},
+           {"steps", a.steps},
+           {"words", a.words},
+           {"seconds", a.seconds},
+           {"exchange_seconds", a.exchange_seconds}};
 }
 
 void from_json(const json& j, Accumulator& a) {
@@ -159,14 +167,16 @@ void from_json(const json& j, Accumulator& a) {
   a.steps = j.at("steps");
   a.words = j.at("words");
   a.seconds = j.at("seconds");
+  a.exchange_seconds = j.value("exchange_seconds", 0.0);
 }
 
 struct LoopState {
-  int64_t step = 0;          // optimiser steps done
-  int64_t epoch = 0;         // current epoch
-  int64_t micro = 0;         // next micro-batch of the epoch plan
-  int64_t global_micro = 0;  // micro-batches seen in the whole run
-  int64_t skipped = 0;       // micro-batches skipped by the NaN guard
+  int64_t step = 0;            // optimiser steps done
+  int64_t epoch = 0;           // current epoch
+  int64_t micro = 0;           // next micro-batch of the epoch plan
+  int64_t global_micro = 0;    // micro-batches seen in the whole run
+  int64_t skipped = 0;         // micro-batches skipped by the NaN guard
+  int64_t micro_per_step = 0;  // world size × grad_accum (the global batch in micro-batches)
   Accumulator acc;
 };
 
@@ -249,6 +259,7 @@ Status save_training_state(const std::string& out_dir, model::MorpheusWithHeads&
                    {"micro", state.micro},
                    {"global_micro", state.global_micro},
                    {"skipped", state.skipped},
+                   {"micro_per_step", state.micro_per_step},
                    {"acc", state.acc}};
   // Written last: a step directory without it is incomplete and never used.
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "trainer_state.json"), st.dump(2)));
@@ -295,17 +306,112 @@ Status truncate_metrics(const std::string& path, int64_t step) {
   return write_file_atomic(path, kept);
 }
 
+// The device of this rank: cuda:LOCAL_RANK for a multi-rank CUDA run given "auto" or "cuda".
+StatusOr<torch::Device> rank_device(const TrainOptions& options) {
+  MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, model::resolve_device(options.device));
+  if (device.is_cuda() && options.dist.world_size > 1 &&
+      options.device.find(':') == std::string::npos) {
+    MORPHEUS_ASSIGN_OR_RETURN(
+        device, model::resolve_device("cuda:" + std::to_string(options.dist.local_rank)));
+  }
+  return device;
+}
+
+// Reads checkpoints/<latest>/trainer_state.json into `state`; the directory name in *dir.
+Status restore_loop_state(const std::string& ckpt_root, LoopState* state, std::string* dir) {
+  auto latest = read_file(path_join(ckpt_root, "latest"));
+  if (!latest.ok()) {
+    return not_found("--resume: no checkpoint in " + ckpt_root,
+                     "start without --resume, or point --out at an earlier run");
+  }
+  std::string name = *latest;
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  *dir = path_join(ckpt_root, name);
+  MORPHEUS_ASSIGN_OR_RETURN(json st, load_json_file(path_join(*dir, "trainer_state.json")));
+  try {
+    if (st.at("version").get<int>() != kTrainerStateVersion) {
+      return data_loss(*dir + "/trainer_state.json: unsupported version");
+    }
+    state->step = st.at("step");
+    state->epoch = st.at("epoch");
+    state->micro = st.at("micro");
+    state->global_micro = st.at("global_micro");
+    state->skipped = st.at("skipped");
+    state->micro_per_step = st.value("micro_per_step", int64_t{0});
+    state->acc = st.at("acc").get<Accumulator>();
+  } catch (const json::exception& e) {
+    return data_loss(*dir + "/trainer_state.json: " + e.what());
+  }
+  return ok_status();
+}
+
+// Embedding tables: their gradients are non-zero on the looked-up rows only.
+std::vector<bool> embedding_flags(torch::nn::Module& module,
+                                  const std::vector<torch::Tensor>& params) {
+  std::unordered_set<const c10::TensorImpl*> tables;
+  for (const auto& m : module.modules(/*include_self=*/true)) {
+    if (auto* e = dynamic_cast<torch::nn::EmbeddingImpl*>(m.get())) {
+      tables.insert(e->weight.unsafeGetTensorImpl());
+    }
+  }
+  std::vector<bool> flags;
+  for (const auto& p : params) flags.push_back(tables.count(p.unsafeGetTensorImpl()) != 0);
+  return flags;
+}
+
+// What one rank did in one optimiser step; summed over ranks before it is used.
+struct StepStats {
+  double contributing = 0, total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, words = 0;
+  double skipped = 0;
+};
+
+Status reduce_step_stats(DataParallel* dp, StepStats* s) {
+  if (dp == nullptr) return ok_status();
+  torch::Tensor t = torch::tensor(
+      {s->contributing, s->total, s->aux, s->sgns, s->ctr, s->mlm, s->words, s->skipped},
+      torch::kFloat64);
+  MORPHEUS_RETURN_IF_ERROR(dp->all_reduce_sum(t));
+  auto a = t.accessor<double, 1>();
+  *s = StepStats{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+  return ok_status();
+}
+
+// Rank 0's file writes of a run; every other rank writes nothing.
+struct RunFiles {
+  bool main = true;
+  std::FILE* metrics = nullptr;
+  ~RunFiles() {
+    if (metrics != nullptr) std::fclose(metrics);
+  }
+  void write_row(const json& row) const {
+    if (metrics == nullptr) return;
+    const std::string line = row.dump() + "\n";
+    std::fwrite(line.data(), 1, line.size(), metrics);
+    std::fflush(metrics);
+  }
+};
+
 }  // namespace
 
 StatusOr<TrainSummary> run_training(const TrainOptions& options) {
   MORPHEUS_ASSIGN_OR_RETURN(TrainConfig cfg, train_config_from_json(options.config, "config"));
   MORPHEUS_ASSIGN_OR_RETURN(TrainData data, load_train_data(options.data_dir));
-  MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, model::resolve_device(options.device));
+  MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, rank_device(options));
   model::configure_device(device);
+  const int world = std::max(1, options.dist.world_size);
+  const int rank = world > 1 ? options.dist.rank : 0;
+  const int64_t cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   const int64_t threads =
       cfg.threads > 0 ? cfg.threads
-                      : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+                      : std::max<int64_t>(1, cores / std::max(1, options.dist.local_world_size));
   torch::set_num_threads(static_cast<int>(threads));
+  std::unique_ptr<DataParallel> dp;
+  if (world > 1) {
+    MORPHEUS_ASSIGN_OR_RETURN(
+        dp, DataParallel::join(options.dist, options.dist_options, device.is_cuda()));
+  }
+  RunFiles files;
+  files.main = rank == 0;
 
   // The model's vocabulary sizes come from the prepared data.
   json config = options.config;
@@ -323,49 +429,32 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
                             "prepare.max_word_chars");
   }
 
-  MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
   const std::string ckpt_root = path_join(options.out_dir, "checkpoints");
-  // Temp files and directories of a killed earlier run (a checkpoint it never finished).
-  remove_stale_temps_in(options.out_dir);
-  remove_stale_temps_in(ckpt_root);
+  if (files.main) {
+    MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+    // Temp files and directories of a killed earlier run (a checkpoint it never finished).
+    remove_stale_temps_in(options.out_dir);
+    remove_stale_temps_in(ckpt_root);
+  }
   const std::string metrics_path = path_join(options.out_dir, "metrics.jsonl");
   LoopState state;
   model::MorpheusWithHeads module{nullptr};
   std::string resume_dir;
   if (options.resume) {
-    auto latest = read_file(path_join(ckpt_root, "latest"));
-    if (!latest.ok()) {
-      return not_found("--resume: no checkpoint in " + ckpt_root,
-                       "start without --resume, or point --out at an earlier run");
-    }
-    std::string name = *latest;
-    while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
-    resume_dir = path_join(ckpt_root, name);
-    MORPHEUS_ASSIGN_OR_RETURN(json st, load_json_file(path_join(resume_dir, "trainer_state.json")));
-    try {
-      if (st.at("version").get<int>() != kTrainerStateVersion) {
-        return data_loss(resume_dir + "/trainer_state.json: unsupported version");
-      }
-      state.step = st.at("step");
-      state.epoch = st.at("epoch");
-      state.micro = st.at("micro");
-      state.global_micro = st.at("global_micro");
-      state.skipped = st.at("skipped");
-      state.acc = st.at("acc").get<Accumulator>();
-    } catch (const json::exception& e) {
-      return data_loss(resume_dir + "/trainer_state.json: " + e.what());
-    }
+    MORPHEUS_RETURN_IF_ERROR(restore_loop_state(ckpt_root, &state, &resume_dir));
     MORPHEUS_ASSIGN_OR_RETURN(module, model::load_checkpoint(resume_dir));
-    MORPHEUS_RETURN_IF_ERROR(truncate_metrics(metrics_path, state.step));
+    if (files.main) MORPHEUS_RETURN_IF_ERROR(truncate_metrics(metrics_path, state.step));
     MORPHEUS_LOG(kInfo, "resuming from ", resume_dir, " at step ", state.step);
   } else {
     torch::manual_seed(static_cast<uint64_t>(cfg.seed));
     module = model::MorpheusWithHeads(mcfg);
     module->sgns->set_unigram_counts(data.word_counts.to(torch::kFloat32));
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(metrics_path, ""));
+    if (files.main) MORPHEUS_RETURN_IF_ERROR(write_file_atomic(metrics_path, ""));
   }
-  MORPHEUS_RETURN_IF_ERROR(
-      write_file_atomic(path_join(options.out_dir, "config.json"), config.dump(2) + "\n"));
+  if (files.main) {
+    MORPHEUS_RETURN_IF_ERROR(
+        write_file_atomic(path_join(options.out_dir, "config.json"), config.dump(2) + "\n"));
+  }
   module->to(device);
   module->train();
   torch::optim::AdamW optimizer(parameter_groups(*module, cfg));
@@ -381,42 +470,66 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
                        "the checkpoint is damaged; delete it to fall back to the previous one");
     }
   }
+  const std::vector<torch::Tensor> params = module->parameters();
+  if (dp) {
+    // Every rank starts from rank 0's values (a fresh run's seeded initialisation is the same on
+    // every rank already; this makes it so whatever the ranks loaded).
+    std::vector<torch::Tensor> all = params;
+    for (const auto& b : module->buffers()) all.push_back(b);
+    MORPHEUS_RETURN_IF_ERROR(dp->broadcast(all));
+    dp->set_parameters(params, embedding_flags(*module, params));
+  }
 
   const std::vector<uint32_t> window_len = window_max_lengths(data.train);
   const int64_t batches_per_epoch =
       (static_cast<int64_t>(data.train.num_windows()) + cfg.batch_windows - 1) / cfg.batch_windows;
-  // Micro-batches per step; fewer when the data has fewer batches than grad_accum.
-  const int64_t accum = std::min(cfg.grad_accum, batches_per_epoch);
-  const int64_t usable = (batches_per_epoch / accum) * accum;  // the odd tail is left out
-  const int64_t steps_per_epoch = usable / accum;
+  if (batches_per_epoch < world) {
+    return invalid_argument(std::to_string(world) + " ranks but the training data makes only " +
+                                std::to_string(batches_per_epoch) + " micro-batches of " +
+                                std::to_string(cfg.batch_windows) + " windows",
+                            "lower train.batch_windows or run fewer ranks");
+  }
+  // Micro-batches per rank and step; fewer when the data has fewer batches than the global step.
+  const int64_t accum = std::min(cfg.grad_accum, batches_per_epoch / world);
+  const int64_t per_step = accum * world;                            // global batch, micro-batches
+  const int64_t usable = (batches_per_epoch / per_step) * per_step;  // the odd tail is left out
+  const int64_t steps_per_epoch = usable / per_step;
   const int64_t total_steps = cfg.max_steps > 0 ? cfg.max_steps : cfg.epochs * steps_per_epoch;
+  if (options.resume && state.micro_per_step != 0 && state.micro_per_step != per_step) {
+    return invalid_argument(
+        "--resume: the checkpoint's global batch is " + std::to_string(state.micro_per_step) +
+            " micro-batches of " + std::to_string(cfg.batch_windows) +
+            " windows per step; this "
+            "run's is " +
+            std::to_string(per_step) + " (" + std::to_string(world) + " ranks × " +
+            std::to_string(accum) + ")",
+        "keep ranks × train.grad_accum equal to the checkpoint's (e.g. --set train.grad_accum=" +
+            std::to_string(std::max<int64_t>(1, state.micro_per_step / world)) + ")");
+  }
+  state.micro_per_step = per_step;
   MORPHEUS_LOG(kInfo, "training on ", device.str(), " with ", threads,
                " threads: ", data.train.num_windows(), " windows, ", data.train.num_words(),
                " words, ", steps_per_epoch, " steps/epoch, ", total_steps, " steps");
+  MORPHEUS_LOG(kInfo, "global batch: ", cfg.batch_windows, " windows × ", world, " ranks × ", accum,
+               " accumulation = ", cfg.batch_windows * per_step, " windows per step",
+               dp ? " (" + dp->backend() + ")" : std::string());
 
-  std::FILE* metrics = std::fopen(metrics_path.c_str(), "ab");
-  if (metrics == nullptr) return io_error("cannot append to " + metrics_path);
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{metrics};
-  auto write_row = [&](const json& row) {
-    const std::string line = row.dump() + "\n";
-    std::fwrite(line.data(), 1, line.size(), metrics);
-    std::fflush(metrics);
-  };
+  if (files.main) {
+    files.metrics = std::fopen(metrics_path.c_str(), "ab");
+    if (files.metrics == nullptr) return io_error("cannot append to " + metrics_path);
+  }
 
   TrainSummary summary;
-  const std::vector<torch::Tensor> params = module->parameters();
   ProgressBar bar("train", static_cast<uint64_t>(total_steps), "steps");
   bar.set(static_cast<uint64_t>(state.step));
   const auto run_start = Clock::now();
   bool stopped_by_hook = false;
   int64_t last_eval_step = -1;
   auto run_eval = [&]() {
+    if (!files.main) return;
     summary.dev = evaluate_dev(module, data.dev, cfg, mcfg, device);
     last_eval_step = state.step;
-    write_row(json{{"step", state.step}, {"epoch", state.epoch}, {"dev", summary.dev}});
+    files.write_row(json{{"step", state.step}, {"epoch", state.epoch}, {"dev", summary.dev}});
     MORPHEUS_LOG(kInfo, "step ", state.step, ": dev boundary F1 ",
                  summary.dev["boundary_f1"].get<double>(), " (P ",
                  summary.dev["boundary_precision"].get<double>(), ", R ",
@@ -426,28 +539,34 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
   while (state.step < total_steps && !stopped_by_hook) {
     const EpochPlan plan = plan_epoch(window_len, cfg.batch_windows, cfg.bucket_batches,
                                       static_cast<uint64_t>(cfg.seed), state.epoch);
+    // This rank's micro-batches of the epoch, in order.
+    EpochPlan local;
+    for (size_t k : rank_micro_batches(static_cast<size_t>(steps_per_epoch), world, rank, accum)) {
+      local.push_back(plan[k]);
+    }
     const double aux_weight = model::aux_weight_for_epoch(mcfg, state.epoch);
     const model::LossWeights weights{aux_weight, mcfg.sgns_weight, mcfg.ctr_weight,
                                      mcfg.use_mlm ? mcfg.mlm_weight : 0.0};
-    BatchPrefetcher prefetch(data.train, plan, static_cast<size_t>(state.micro), mcfg.max_word_len,
-                             cfg.skip_chunks);
-    while (state.micro + accum <= usable && state.step < total_steps) {
+    BatchPrefetcher prefetch(data.train, local, static_cast<size_t>(state.micro / per_step * accum),
+                             mcfg.max_word_len, cfg.skip_chunks);
+    while (state.micro + per_step <= usable && state.step < total_steps) {
       const auto t0 = Clock::now();
       optimizer.zero_grad();
-      int64_t contributing = 0;
+      StepStats stats;
       for (int64_t a = 0; a < accum; ++a) {
         model::MorpheusBatch cpu;
         if (!prefetch.next(&cpu)) return internal_error("batch plan ended early");
-        ++state.micro;
-        const int64_t micro_index = state.global_micro++;
+        const int64_t micro_index = state.global_micro + rank * accum + a;
         if (cpu.char_ids.size(0) == 0) continue;
+        // Sampling of this micro-batch, the same on whichever rank computes it.
+        torch::manual_seed(micro_batch_seed(cfg.seed, micro_index));
         model::MorpheusBatch batch = cpu.to(device);
         model::LossOutput out = module->compute_losses(batch, weights);
         torch::Tensor total = out.total;
         if (micro_index == options.poison_micro_batch) total = total * std::nan("");
         const double total_value = total.item<double>();
         if (!std::isfinite(total_value)) {
-          ++state.skipped;
+          stats.skipped += 1;
           MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite loss (aux ",
                        out.aux.item<double>(), ", sgns ", out.sgns.item<double>(), ", ctr ",
                        out.ctr.item<double>(), ", mlm ", out.mlm.item<double>(), "); micro-batch ",
@@ -455,19 +574,27 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
           continue;
         }
         (total / static_cast<double>(accum)).backward();
-        ++contributing;
-        state.acc.total += total_value;
-        state.acc.aux += out.aux.item<double>();
-        state.acc.sgns += out.sgns.item<double>();
-        state.acc.ctr += out.ctr.item<double>();
-        state.acc.mlm += out.mlm.item<double>();
-        state.acc.micro += 1;
-        state.acc.words += cpu.char_ids.size(0);
+        stats.contributing += 1;
+        stats.total += total_value;
+        stats.aux += out.aux.item<double>();
+        stats.sgns += out.sgns.item<double>();
+        stats.ctr += out.ctr.item<double>();
+        stats.mlm += out.mlm.item<double>();
+        stats.words += static_cast<double>(cpu.char_ids.size(0));
       }
-      if (contributing > 0) {
-        if (contributing < accum) {
+      state.micro += per_step;
+      state.global_micro += per_step;
+      MORPHEUS_RETURN_IF_ERROR(reduce_step_stats(dp.get(), &stats));
+      state.skipped += static_cast<int64_t>(stats.skipped);
+      if (stats.contributing > 0) {
+        if (dp) {
+          MORPHEUS_RETURN_IF_ERROR(dp->sync_gradients());
+          state.acc.exchange_seconds += dp->last_exchange().seconds;
+        }
+        // Σ over ranks of Σ_micro ∇loss / accum → the mean over contributing micro-batches.
+        const double scale = static_cast<double>(accum) / stats.contributing;
+        if (scale != 1.0) {
           torch::NoGradGuard no_grad;
-          const double scale = static_cast<double>(accum) / static_cast<double>(contributing);
           for (auto& p : params) {
             if (p.grad().defined()) p.grad().mul_(scale);
           }
@@ -484,10 +611,17 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
           MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite gradient norm; step skipped");
         }
       }
+      state.acc.total += stats.total;
+      state.acc.aux += stats.aux;
+      state.acc.sgns += stats.sgns;
+      state.acc.ctr += stats.ctr;
+      state.acc.mlm += stats.mlm;
+      state.acc.micro += static_cast<int64_t>(stats.contributing);
+      state.acc.words += static_cast<int64_t>(stats.words);
       ++state.step;
       state.acc.steps += 1;
       state.acc.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-      const bool epoch_end = state.micro + accum > usable;
+      const bool epoch_end = state.micro + per_step > usable;
       if (epoch_end) {
         ++state.epoch;
         state.micro = 0;
@@ -496,26 +630,27 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
 
       if (state.step % cfg.log_every == 0 || state.step == total_steps) {
         const double m = std::max<double>(1, static_cast<double>(state.acc.micro));
-        const json row = {
-            {"step", state.step},
-            {"epoch", state.epoch},
-            {"lr", cfg.lr * lr_multiplier(state.step - 1, total_steps, cfg.warmup_steps,
-                                          cfg.lr_min_ratio)},
-            {"aux_weight", aux_weight},
-            {"loss", state.acc.total / m},
-            {"aux", state.acc.aux / m},
-            {"sgns", state.acc.sgns / m},
-            {"ctr", state.acc.ctr / m},
-            {"mlm", state.acc.mlm / m},
-            {"grad_norm",
-             state.acc.grad_norm / std::max<double>(1, static_cast<double>(state.acc.steps))},
-            {"words_per_s",
-             static_cast<double>(state.acc.words) / std::max(1e-9, state.acc.seconds)},
-            {"words", state.acc.words},
-            {"seconds", state.acc.seconds},
-            {"micro_batches", state.acc.micro},
-            {"skipped_micro_batches", state.skipped}};
-        write_row(row);
+        const double steps = std::max<double>(1, static_cast<double>(state.acc.steps));
+        const json row = {{"step", state.step},
+                          {"epoch", state.epoch},
+                          {"lr", cfg.lr * lr_multiplier(state.step - 1, total_steps,
+                                                        cfg.warmup_steps, cfg.lr_min_ratio)},
+                          {"aux_weight", aux_weight},
+                          {"loss", state.acc.total / m},
+                          {"aux", state.acc.aux / m},
+                          {"sgns", state.acc.sgns / m},
+                          {"ctr", state.acc.ctr / m},
+                          {"mlm", state.acc.mlm / m},
+                          {"grad_norm", state.acc.grad_norm / steps},
+                          {"words_per_s", static_cast<double>(state.acc.words) /
+                                              std::max(1e-9, state.acc.seconds)},
+                          {"words", state.acc.words},
+                          {"seconds", state.acc.seconds},
+                          {"micro_batches", state.acc.micro},
+                          {"skipped_micro_batches", state.skipped},
+                          {"ranks", world},
+                          {"exchange_s_per_step", state.acc.exchange_seconds / steps}};
+        files.write_row(row);
         if (summary.first_losses.is_null()) summary.first_losses = row;
         summary.last_losses = row;
         MORPHEUS_LOG(kDebug, row.dump());
@@ -525,7 +660,7 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
       if (eval_now) run_eval();
       const bool ckpt_now =
           cfg.checkpoint_every > 0 ? state.step % cfg.checkpoint_every == 0 : epoch_end;
-      if (ckpt_now && state.step < total_steps) {
+      if (ckpt_now && state.step < total_steps && files.main) {
         MORPHEUS_RETURN_IF_ERROR(save_training_state(options.out_dir, module, optimizer, state,
                                                      config, options.data_dir));
       }
@@ -540,7 +675,7 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
   summary.steps = state.step;
   summary.skipped_micro_batches = state.skipped;
   summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (stopped_by_hook) return summary;
+  if (stopped_by_hook || !files.main) return summary;
 
   if (last_eval_step != state.step) run_eval();
   MORPHEUS_RETURN_IF_ERROR(
@@ -551,6 +686,8 @@ StatusOr<TrainSummary> run_training(const TrainOptions& options) {
                             read_file(path_join(options.data_dir, "char_vocab.json")));
   MORPHEUS_RETURN_IF_ERROR(
       model::save_inference_checkpoint(path_join(options.out_dir, "final"), module->model, extras));
+  std::fclose(files.metrics);
+  files.metrics = nullptr;
   MORPHEUS_RETURN_IF_ERROR(
       write_training_curves(metrics_path, path_join(options.out_dir, "training_curves.png")));
   return summary;

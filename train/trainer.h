@@ -6,6 +6,8 @@
 //   the bad micro-batch, dev evaluation with fixed seeds (boundary P/R/F1 on interior gaps over
 //   all of dev + per-objective losses), metrics.jsonl, atomic checkpoints every N steps, and
 //   bit-exact --resume (data order, RNG state, optimiser and schedule state).
+// Data-parallel runs (options.dist): gradients summed over ranks every optimiser step; sampling
+// (dropout, MLM masks, SGNS negatives) seeded per micro-batch of the global plan.
 // Run directory: config.json, metrics.jsonl, checkpoints/step-XXXXXXXX/ (model checkpoint
 // + optimizer.pt + rng.pt + trainer_state.json), checkpoints/latest (name of the newest
 // complete one), final/ (inference checkpoint of the last step), training_curves.png (losses per
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "train/distributed.h"
 
 namespace morpheus::train {
 
@@ -27,6 +30,13 @@ struct TrainOptions {
   std::string device = "auto";
   bool resume = false;
   nlohmann::json config;  // resolved config with "model" and "train" sections
+  // Data parallelism (train/distributed.h): with dist.world_size > 1 this process is rank
+  // dist.rank of the run. The global step is world_size × grad_accum micro-batches of
+  // batch_windows windows, consecutive in the seeded epoch plan; rank r computes the r-th
+  // grad_accum of them, so the trajectory depends on the global batch, not on the world size.
+  // Rank 0 alone writes files; every rank reads the data and, with --resume, the checkpoint.
+  DistEnv dist;
+  DistOptions dist_options;
   // Test hook: called after every optimiser step with the global step; returning false stops
   // the run there (as a kill would, but without writing a final checkpoint).
   std::function<bool(int64_t)> after_step;
