@@ -58,17 +58,17 @@ Status segment_text_line(const TokenizerDir& tok, std::string_view line, bool al
   return ok_status();
 }
 
-// Progress note: distinct letter runs per block answered by the table / the cache file / the
-// model; *words = letter runs so far (distinct per block).
+// Progress note: shares of the distinct letter runs answered by the table / the cache file /
+// the model; *words = letter runs so far.
 std::string run_note(const TokenizerDir& tok, uint64_t* words) {
   const TokenizerDir::RunStats s = tok.run_stats();
-  *words = s.runs;
+  *words = s.words;
   const auto pct = [&s](uint64_t n) {
     return std::to_string(s.runs == 0 ? 0 : (100 * n + s.runs / 2) / s.runs) + "%";
   };
-  std::string note = "table " + pct(s.table);
+  std::string note = "distinct: table " + pct(s.table);
   if (s.cache > 0) note += " cache " + pct(s.cache);
-  return note + " model " + pct(s.runs - s.table - s.cache) + " (distinct per block)";
+  return note + " model " + pct(s.runs - s.table - s.cache);
 }
 
 // `morpheus cache merge|dump`.

@@ -84,15 +84,20 @@ size_t find_run(const SegmentTable& table, std::string_view run) {
 
 }  // namespace
 
-std::string fold_run(std::string_view run) {
-  std::string out;
-  out.reserve(run.size());
+void fold_run_into(std::string_view run, std::string* out) {
+  out->clear();
   size_t pos = 0;
   while (pos < run.size()) {
     const utf8::Decoded d = utf8::decode_one(run, pos);
-    utf8::append(unicode::to_lower(d.code_point, true), out);
+    utf8::append(unicode::to_lower(d.code_point, true), *out);
     pos += d.length;
   }
+}
+
+std::string fold_run(std::string_view run) {
+  std::string out;
+  out.reserve(run.size());
+  fold_run_into(run, &out);
   return out;
 }
 
@@ -172,8 +177,9 @@ struct TokenizerDir::State {
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
-  std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
-  RunStats stats;                      // mutex held
+  std::unique_ptr<SegmentCache> disk;     // --cache-file, when attached
+  RunStats stats;                         // mutex held
+  std::unordered_set<std::string> known;  // runs prefetch has resolved or sent to the model
 
   // Creates the model once (mutex held by the caller).
   Status ensure(const TokenizerDir& dir, const RunSegmenterFactory& factory) {
@@ -388,28 +394,33 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
 }
 
 Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const {
-  std::unordered_set<std::string> seen;
+  constexpr size_t kMaxKnown = size_t{1} << 21;
   std::vector<std::string> missing;
   std::vector<tokenizer::Span> spans;
   std::vector<std::string> pieces;
+  std::string folded;
   std::lock_guard<std::mutex> lock(state_->mutex);
   MORPHEUS_RETURN_IF_ERROR(state_->finish());
   RunStats& stats = state_->stats;
+  std::unordered_set<std::string>& known = state_->known;
   for (const std::string& text : texts) {
     if (!utf8::is_valid(text)) continue;  // encode reports it (or uses byte tokens)
     spans.clear();
     tokenizer::pretokenize_into(text, spans);
     for (const tokenizer::Span& span : spans) {
       if (span.kind != tokenizer::SpanKind::kLetter) continue;
-      std::string folded = fold_run(span.text(text));
-      if (!seen.insert(folded).second) continue;  // each distinct run once per call
+      ++stats.words;
+      fold_run_into(span.text(text), &folded);
+      if (known.count(folded) != 0) continue;  // each distinct run looked up once per input
+      if (known.size() >= kMaxKnown) known.clear();
+      known.insert(folded);
       ++stats.runs;
       if (find_run(table_, folded) != table_.size()) {
         ++stats.table;
       } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
         ++stats.cache;
       } else if (state_->resolved.count(folded) == 0) {
-        missing.push_back(std::move(folded));
+        missing.push_back(folded);
       }
     }
   }

@@ -58,6 +58,8 @@ class SegmentTable {
 
 // Lower-cases a valid UTF-8 letter run with Turkish rules (the table key).
 std::string fold_run(std::string_view run);
+// The same into *out (its buffer reused).
+void fold_run_into(std::string_view run, std::string* out);
 
 // Segments letter runs the table does not hold (aligned output; pieces concatenate to the run).
 class RunSegmenter {
@@ -125,9 +127,11 @@ class TokenizerDir {
   // Letter runs answered by the table / sent to the model since loading.
   uint64_t table_hits() const;
   uint64_t model_runs() const;
-  // Per prefetch call, the distinct letter runs of its texts, summed over calls: all of them, in
-  // the table, in the cache file; the rest went to the model (or were answered by it before).
+  // Letter runs seen by prefetch: all occurrences (words), the distinct ones (runs; each looked
+  // up once per input, up to 2^21 remembered), and of those, how many the table and the cache
+  // file answered; the rest went to the model.
   struct RunStats {
+    uint64_t words = 0;
     uint64_t runs = 0;
     uint64_t table = 0;
     uint64_t cache = 0;
