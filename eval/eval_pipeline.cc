@@ -2,8 +2,6 @@
 // The evaluation pipeline: config, gold sets, system runs (subprocesses), metric tables.
 #include "eval/eval_pipeline.h"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +16,7 @@
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/logging.h"
+#include "core/subprocess.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "eval/embedding_metrics.h"
@@ -156,20 +155,21 @@ struct CommandRun {
 };
 
 // Runs `cmd` with /bin/sh; stderr (and stdout unless captured) is appended to `log`.
-CommandRun run_shell(const std::string& cmd, const std::string& stdout_path,
-                     const std::string& log) {
-  std::string full = "( " + cmd + " )";
-  full += stdout_path.empty() ? " >>" + shell_quote(log) : " >" + shell_quote(stdout_path);
-  full += " 2>>" + shell_quote(log);
+CommandRun run_command(const std::string& cmd, const std::string& stdout_path,
+                       const std::string& log) {
   if (std::FILE* f = std::fopen(log.c_str(), "a")) {
     std::fprintf(f, "$ %s\n", cmd.c_str());
     std::fclose(f);
   }
+  SpawnOptions options;
+  options.stdout_path = stdout_path.empty() ? log : stdout_path;
+  options.append_stdout = stdout_path.empty();
+  options.stderr_path = log;
   const auto t0 = Clock::now();
-  const int rc = std::system(full.c_str());
+  const StatusOr<ExitStatus> done = run_shell(cmd, options);
   CommandRun r;
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (rc != -1 && WIFEXITED(rc)) r.exit_code = WEXITSTATUS(rc);
+  if (done.ok() && done->exited) r.exit_code = done->code;
   r.ok = r.exit_code == 0;
   return r;
 }
@@ -180,7 +180,7 @@ StatusOr<CommandRun> run_template(const std::string& tmpl, std::map<std::string,
   MORPHEUS_ASSIGN_OR_RETURN(std::string cmd, expand_command(tmpl, vars));
   const bool captures = tmpl.find("{output}") == std::string::npos &&
                         tmpl.find("{output_npy}") == std::string::npos && vars.count("output");
-  return run_shell(cmd, captures ? vars["output"] : "", log);
+  return run_command(cmd, captures ? vars["output"] : "", log);
 }
 
 double median(std::vector<double> v) {

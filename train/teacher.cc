@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "train/teacher.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <deque>
 #include <sstream>
-#include <thread>
 
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/progress.h"
+#include "core/subprocess.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "tokenizer/segmentation_file.h"
 #include "train/corpus.h"
-
-extern char** environ;
 
 namespace morpheus::train {
 namespace {
@@ -41,8 +31,6 @@ std::string last_lines(const std::string& path, size_t n) {
   for (const std::string& l : lines) out += "\n  | " + l;
   return out;
 }
-
-bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 }  // namespace
 
@@ -163,46 +151,24 @@ StatusOr<TeacherTable> read_morfessor_segmentation(const std::string& path) {
 
 Status run_subprocess(const std::vector<std::string>& argv, const std::string& log_path,
                       const std::string& label) {
-  MORPHEUS_CHECK(!argv.empty(), "run_subprocess needs a program");
-  if (!is_executable(argv[0])) {
-    return not_found("cannot run '" + argv[0] + "': no such executable");
-  }
-  std::vector<char*> c_argv;
-  for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
-  c_argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, c_argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    return io_error("cannot start '" + argv[0] + "': " + std::strerror(rc));
-  }
+  SpawnOptions options;
+  options.stdin_path = "/dev/null";
+  options.stdout_path = log_path;
+  options.append_stdout = true;
+  options.stderr_to_stdout = true;
   ProgressBar bar(label, 0, "s");
   const auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  while (true) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      return io_error("waiting for '" + argv[0] + "': " + std::strerror(errno));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    bar.set(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
-            .count()));
-  }
+  MORPHEUS_ASSIGN_OR_RETURN(
+      const ExitStatus done, run_process(argv, options, [&] {
+        bar.set(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count()));
+      }));
   bar.finish();
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return ok_status();
-  std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
-                                      : "was killed by signal " + std::to_string(WTERMSIG(status));
-  return internal_error("'" + argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + "' " + how +
-                            "; last lines of " + log_path + ":" + last_lines(log_path, 8),
+  if (done.ok()) return ok_status();
+  return internal_error("'" + argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + "' " +
+                            done.describe() + "; last lines of " + log_path + ":" +
+                            last_lines(log_path, 8),
                         "see " + log_path);
 }
 
