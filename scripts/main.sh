@@ -3,10 +3,10 @@
 # models are trained on the one training text (runs/main/*/prepare/corpus.txt: npm corpus + Penn
 # sentences), each with configs/tiny.json:
 #   unsup  the mission setting: teacher = Morfessor on the corpus + root correction, boundary
-#          threshold chosen on the tune part of the gold sets;
+#          threshold and root snap chosen on the tune part of the gold sets;
 #   semi   the shipped setting: Morfessor semi-supervised with 500 annotated words of the MC2010
 #          tune part (the only annotated words any training here may use) + root correction,
-#          boundary threshold chosen on the tune part of the gold sets.
+#          boundary threshold and root snap chosen on the tune part of the gold sets.
 # Then export → segment → embed → eval (every system on the report part of every gold set:
 # runs/main/eval/report.md, report.json, figures).
 # Idempotent: finished stages are reused (prepare stamps, train --resume, an export whose
@@ -59,15 +59,15 @@ if [ "$(cat $R/baselines/training_text.checksum 2>/dev/null)" != "$text_sum" ]; 
   echo "$text_sum" > $R/baselines/training_text.checksum
 fi
 
-stage "export: unsup and semi, each at the threshold chosen on the tune part"
+stage "export: unsup and semi, each with the threshold and root snap chosen on the tune part"
 for v in unsup semi; do
   bash scripts/choose_threshold.sh $R/$v/train/final $R/types.tsv $R/unsup/prepare/corpus.txt \
     $R/$v/threshold
 done
 bash scripts/export_tokenizer.sh $R/unsup/train/final $R/unsup/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv --threshold "$(cat $R/unsup/threshold/threshold.txt)"
+  --vocab-size 50000 --words $R/types.tsv $(cat $R/unsup/threshold/export_args.txt)
 bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv --threshold "$(cat $R/semi/threshold/threshold.txt)"
+  --vocab-size 50000 --words $R/types.tsv $(cat $R/semi/threshold/export_args.txt)
 
 stage "segment + embed the dev words (shipped tokenizer: $R/tokenizer)"
 tr ' ' '\n' < "$SHARED/corpus/dev_ud_sentences.txt" | grep -v '^$' | sort -u | awk 'NR <= 20000' \
@@ -81,7 +81,7 @@ $M eval --config configs/eval.json --out $R/eval
 stage "done in $(( $(date +%s) - start ))s"
 echo "training text: $R/unsup/prepare/corpus.txt ($text_sum), the same for every system"
 echo "training:      $R/{unsup,semi}/train (metrics.jsonl, final/)"
-echo "tokenizer:     $R/tokenizer (semi, threshold $(cat $R/semi/threshold/threshold.txt))"
+echo "tokenizer:     $R/tokenizer (semi, $(cat $R/semi/threshold/export_args.txt))"
 echo "report:        $R/eval/report.md"
 echo
 cat $R/eval/report.md

@@ -22,6 +22,7 @@
 #include "tools/model_client.h"
 #include "tools/neural_tokenizer.h"
 #include "tools/word_vectors.h"
+#include "train/prepare.h"
 
 namespace morpheus::tools {
 namespace {
@@ -293,6 +294,17 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
                   "tune split (embeddings keep model.threshold); 0 keeps the model's own")
       ->capture_default_str();
+  const train::PrepareConfig lexicons;  // the root correction's lexicons are the defaults
+  eargs->options.root_lexicon = lexicons.root_lexicon;
+  eargs->options.suffix_lexicon = lexicons.suffix_lexicon;
+  exp->add_flag("--root-snap", eargs->options.root_snap,
+                "Cut every word at its dictionary root when the rest is a known suffix chain, "
+                "and nowhere inside the root (copies both lexicons into the directory)");
+  exp->add_option("--root-lexicon", eargs->options.root_lexicon, "Roots for --root-snap")
+      ->capture_default_str();
+  exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
+                  "Suffix chains for --root-snap")
+      ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
   register_tokenize_commands(app, registry, [](size_t cache) {
@@ -336,7 +348,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   nb->add_option("--queries", nargs->queries,
                  "Query words, one per line, answered with one load, one matrix product per "
                  "block of queries (prints query<TAB>word<TAB>cosine)");
-  nb->add_option("-k", nargs->k, "Neighbours per query")->capture_default_str();
+  nb->add_option("-k", nargs->k, "Neighbours per query")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   nb->add_option("--vocab", nargs->vocab,
                  "Candidate words (word[<TAB>count] per line; default: the tokenizer's words.tsv)");
   nb->add_option("--index", nargs->index,

@@ -2,8 +2,8 @@
 // `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set prepare.k=v] [--teacher TSV]
 // [--gold TSV]`: corpus → Morfessor teacher → root correction → vocabularies → caches
 // (train/prepare.h). Prints the prepare.json summary on stdout.
-// `morpheus teacher --data DIR [--raw] [FILE]`: the labels that prepare directory teaches, for any
-// words (`word<TAB>piece piece…` per line).
+// `morpheus teacher --data DIR [--raw] [--root-snap] [FILE]`: the labels that prepare directory
+// teaches, for any words (`word<TAB>piece piece…` per line).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +15,7 @@
 #include "tools/commands.h"
 #include "train/corpus.h"
 #include "train/prepare.h"
+#include "train/root_correction.h"
 
 namespace morpheus::tools {
 namespace {
@@ -59,6 +60,7 @@ Status run_prepare_command(const PrepareArgs& args) {
 struct TeacherArgs {
   std::string data, input = "-", output = "-";
   bool raw = false;
+  bool root_snap = false;
 };
 
 // word<TAB>pieces for every non-empty line of the input; the pieces cut the word as written at
@@ -77,6 +79,13 @@ Status run_teacher_command(const TeacherArgs& args) {
   MORPHEUS_RETURN_IF_ERROR(reader.status());
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<train::Cuts> cuts,
                             train::teacher_labels(args.data, lower, args.raw));
+  if (args.root_snap) {
+    const train::PrepareConfig defaults;
+    MORPHEUS_ASSIGN_OR_RETURN(
+        const train::RootLexicon lexicon,
+        train::RootLexicon::load(defaults.root_lexicon, defaults.suffix_lexicon));
+    for (size_t i = 0; i < lower.size(); ++i) train::snap_to_root(lexicon, lower[i], &cuts[i]);
+  }
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
   for (size_t i = 0; i < words.size(); ++i) {
@@ -98,6 +107,8 @@ void register_teacher_command(CLI::App& app, CommandRegistry& registry) {
       "for other words, then the root correction (the labels Morpheus learns from)");
   cmd->add_option("--data", args->data, "Prepare output directory")->required();
   cmd->add_flag("--raw", args->raw, "Skip the root correction (the raw Morfessor segmentation)");
+  cmd->add_flag("--root-snap", args->root_snap,
+                "Then the root snap of `morpheus export --root-snap` (default lexicons)");
   cmd->add_option("input", args->input, "Words, one per line; - for stdin")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file, - for stdout")->capture_default_str();
   registry.add(cmd, [args] { return run_teacher_command(*args); });

@@ -135,6 +135,40 @@ class InProcessSegmenter : public RunSegmenter {
   std::unique_ptr<NeuralSegmenter> seg_;
 };
 
+// With the root snap, the dictionary roots the pieces lack fill the rest of the budget (the snap
+// cuts unseen words at such roots, which would otherwise back off to smaller pieces): roots that
+// begin more of the exported runs first, then by string. Their count is 0.
+void add_lexicon_roots(const train::RootLexicon& lexicon, const std::vector<std::string>& runs,
+                       size_t budget, std::vector<std::string>* pieces,
+                       std::vector<uint64_t>* counts, std::unordered_set<std::string>* seen) {
+  std::unordered_map<std::u32string, uint64_t> begins;
+  for (const std::string& run : runs) {
+    StatusOr<std::u32string> cps = utf8::decode(run);
+    if (!cps.ok()) continue;
+    for (size_t len = 1; len < cps->size(); ++len) {
+      const std::u32string prefix = cps->substr(0, len);
+      if (lexicon.roots().count(prefix) > 0) ++begins[prefix];
+    }
+  }
+  std::vector<std::pair<std::string, uint64_t>> ranked;
+  for (const std::u32string& root : lexicon.roots()) {
+    if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) continue;
+    std::string piece = utf8::encode(root);
+    if (seen->count(piece) > 0) continue;
+    const auto it = begins.find(root);
+    ranked.emplace_back(std::move(piece), it == begins.end() ? 0 : it->second);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  for (auto& entry : ranked) {
+    if (pieces->size() >= budget) break;
+    seen->insert(entry.first);
+    pieces->push_back(std::move(entry.first));
+    counts->push_back(0);
+  }
+}
+
 }  // namespace
 
 StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path) {
@@ -267,6 +301,9 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     if (!seen.insert(piece).second) continue;
     pieces.push_back(piece);
     counts.push_back(count);
+  }
+  if (seg_options.root_snap) {
+    add_lexicon_roots(*seg_options.root_snap, runs, budget, &pieces, &counts, &seen);
   }
 
   // Write everything into a temporary sibling directory, then rename it into place.

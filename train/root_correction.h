@@ -28,6 +28,7 @@ class RootLexicon {
   void add_root(const std::u32string& root) { roots_.insert(root); }
   void add_suffix_chain(const std::u32string& chain) { suffixes_.insert(chain); }
   size_t num_roots() const { return roots_.size(); }
+  const std::unordered_set<std::u32string>& roots() const { return roots_; }
   size_t num_suffix_chains() const { return suffixes_.size(); }
 
   // `t` is a root, or ends in b/c/d/g/ğ and is a root with that letter replaced by p/ç/t/k/k.

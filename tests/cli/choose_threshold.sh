@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # choose_threshold.sh MORPHEUS PREPARE_DIR CONFIG
-# Trains a tiny model for 2 steps and runs scripts/choose_threshold.sh on it: the chosen threshold
-# is the candidate with the best mean score in scores.tsv, every score comes from the tune part of
-# the gold sets (the eval config says split=tune, the report says it showed the tune part), and
-# the exports carry their threshold; export rejects a threshold outside (0, 1).
+# Trains a tiny model for 2 steps and runs scripts/choose_threshold.sh on it: the chosen export
+# options (threshold, root snap) are the candidate with the best mean score in scores.tsv, every
+# score comes from the tune part of the gold sets (the eval config says split=tune, the report
+# says it showed the tune part), and the exports carry their threshold and root snap; export
+# rejects a threshold outside (0, 1).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 m=$1 prep=$2 config=$3
@@ -21,10 +22,16 @@ grep -q "threshold must be in (0, 1)" "$dir/err" || { cat "$dir/err"; fail "no c
   "$dir/data/words.tsv" "$prep/corpus.txt" "$dir/choose" 0.2 0.5 0.8) || fail choose_threshold
 grep -q '"split": "tune"' "$dir/choose/eval_tune.json" || fail "not scored on the tune split"
 grep -q "These tables show the tune part" "$dir/choose/eval/report.md" || fail "report part"
-best=$(tail -n +2 "$dir/choose/scores.tsv" | sort -t$'\t' -k6,6gr -k1,1g | head -1 | cut -f1)
-[ "$(cat "$dir/choose/threshold.txt")" = "$best" ] || fail "chosen $(cat "$dir/choose/threshold.txt"), best $best"
-[ "$(tail -n +2 "$dir/choose/scores.tsv" | wc -l)" = 3 ] || fail "three candidates scored"
+best=$(tail -n +2 "$dir/choose/scores.tsv" | sort -t$'\t' -k7,7gr -k1,1g -k2,2n | head -1)
+want="--threshold $(echo "$best" | cut -f1)"
+[ "$(echo "$best" | cut -f2)" = 1 ] && want="$want --root-snap"
+[ "$(cat "$dir/choose/export_args.txt")" = "$want" ] ||
+  fail "chose $(cat "$dir/choose/export_args.txt"), best $want"
+[ "$(tail -n +2 "$dir/choose/scores.tsv" | wc -l)" = 6 ] || fail "six candidates scored"
 for t in 0.2 0.5 0.8; do
   grep -q "\"threshold\": $t" "$dir/choose/tokenizer-$t/tokenizer.json" || fail "export $t"
+  grep -q '"root_snap": false' "$dir/choose/tokenizer-$t/tokenizer.json" || fail "snap off $t"
+  grep -q '"root_snap": true' "$dir/choose/tokenizer-$t-snap/tokenizer.json" || fail "snap $t"
+  [ -f "$dir/choose/tokenizer-$t-snap/root_snap/roots.txt" ] || fail "no lexicon in $t-snap"
 done
-echo "chose $best"
+echo "chose $want"

@@ -337,7 +337,7 @@ TEST_F(NeuralTokenizerTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
 TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   const std::string roots = path_join(*root_, "roots.txt");
   const std::string suffixes = path_join(*root_, "suffixes.txt");
-  ASSERT_TRUE(write_file_atomic(roots, "kitap NOUN\nçocuk NOUN\nşehir NOUN\n").ok());
+  ASSERT_TRUE(write_file_atomic(roots, "kitap NOUN\nçocuk NOUN\nşehir NOUN\nçilingir NOUN\n").ok());
   ASSERT_TRUE(write_file_atomic(suffixes, "lar\nlarımızdan\nlarda\n").ok());
   ExportOptions options;
   options.checkpoint = path_join(*root_, "ckpt7");
@@ -351,10 +351,13 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   std::unique_ptr<NeuralTokenizer> tok = load_ok(options.out);
   ASSERT_NE(tok, nullptr);
   // Exported words (table) and a word only the model sees, all cut at the root end.
-  for (const std::string word : {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlarda"}) {
+  // Dictionary roots no exported word holds are vocabulary pieces too (no back-off inside them).
+  EXPECT_GE(tok->codec().piece_id("çilingir"), tokenizer::PieceCodec::kFirstPieceId);
+  for (const std::string word :
+       {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlarda", "çilingirlarda"}) {
     std::vector<std::string> stored;
     const bool in_table = tok->tokenizer().table().lookup(word, &stored);
-    EXPECT_EQ(in_table, std::string(word) != "kitaplarda" && std::string(word) != "şehirlarda");
+    EXPECT_EQ(in_table, word == "kitaplar" || word == "çocuklarımızdan") << word;
     StatusOr<std::vector<std::string>> pieces = tok->tokenizer().segment_word(word);
     ASSERT_TRUE(pieces.ok()) << pieces.status().to_string();
     const std::string root = word.substr(0, word.rfind("lar"));
