@@ -117,6 +117,19 @@ Status add_model_segmentations(const PrepareConfig& cfg, const std::string& prep
   return ok_status();
 }
 
+// The config's label rule on one word (root_snap: snap_to_root, else correct_root). Returns the
+// number of cut positions it changed (removed or added); 0 when the labels are unchanged.
+size_t apply_root_rule(const PrepareConfig& cfg, const RootLexicon& lexicon,
+                       const std::u32string& word, Cuts* cuts) {
+  if (!cfg.root_snap) return correct_root(lexicon, word, cfg.max_word_chars, cuts);
+  const Cuts before = *cuts;
+  if (!snap_to_root(lexicon, word, cuts)) return 0;
+  size_t changed = 0;
+  for (uint32_t c : before) changed += std::find(cuts->begin(), cuts->end(), c) == cuts->end();
+  for (uint32_t c : *cuts) changed += std::find(before.begin(), before.end(), c) == before.end();
+  return changed;
+}
+
 // Status with the stage name in front.
 Status in_stage(Status s, const std::string& stage) {
   if (!s.ok()) s.prepend("prepare (" + stage + ")");
@@ -125,59 +138,23 @@ Status in_stage(Status s, const std::string& stage) {
 
 }  // namespace
 
-json prepare_config_to_json(const PrepareConfig& c) {
-  json p;
-  p["max_word_chars"] = c.max_word_chars;
-  p["max_window_words"] = c.max_window_words;
-  p["min_window_words"] = c.min_window_words;
-  p["dev_fraction"] = c.dev_fraction;
-  p["seed"] = c.seed;
-  p["char_coverage"] = c.char_coverage;
-  p["char_min_count"] = c.char_min_count;
-  p["char_always"] = c.char_always;
-  p["word_vocab_size"] = c.word_vocab_size;
-  p["word_min_count"] = c.word_min_count;
-  p["root_vocab_size"] = c.root_vocab_size;
-  p["root_min_count"] = c.root_min_count;
-  p["root_correction"] = c.root_correction;
-  p["root_lexicon"] = c.root_lexicon;
-  p["suffix_lexicon"] = c.suffix_lexicon;
-  p["morfessor_python"] = c.morfessor_python;
-  p["morfessor_train"] = c.morfessor_train;
-  p["morfessor_segment"] = c.morfessor_segment;
-  p["morfessor_dampening"] = c.morfessor_dampening;
-  p["morfessor_corpusweight"] = c.morfessor_corpusweight;
-  p["morfessor_annotation_weight"] = c.morfessor_annotation_weight;
-  return {{"prepare", p}};
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareConfig, max_word_chars, max_window_words,
+                                                min_window_words, dev_fraction, seed, char_coverage,
+                                                char_min_count, char_always, word_vocab_size,
+                                                word_min_count, root_vocab_size, root_min_count,
+                                                root_correction, root_snap, root_lexicon,
+                                                suffix_lexicon, morfessor_python, morfessor_train,
+                                                morfessor_segment, morfessor_dampening,
+                                                morfessor_corpusweight, morfessor_annotation_weight)
+
+json prepare_config_to_json(const PrepareConfig& c) { return {{"prepare", json(c)}}; }
 
 json prepare_config_defaults() { return prepare_config_to_json(PrepareConfig{}); }
 
 StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
   PrepareConfig c;
   try {
-    const json& p = config.at("prepare");
-    c.max_word_chars = p.at("max_word_chars").get<uint32_t>();
-    c.max_window_words = p.at("max_window_words").get<uint32_t>();
-    c.min_window_words = p.at("min_window_words").get<uint32_t>();
-    c.dev_fraction = p.at("dev_fraction").get<double>();
-    c.seed = p.at("seed").get<uint64_t>();
-    c.char_coverage = p.at("char_coverage").get<double>();
-    c.char_min_count = p.at("char_min_count").get<uint64_t>();
-    c.char_always = p.at("char_always").get<std::string>();
-    c.word_vocab_size = p.at("word_vocab_size").get<uint32_t>();
-    c.word_min_count = p.at("word_min_count").get<uint64_t>();
-    c.root_vocab_size = p.at("root_vocab_size").get<uint32_t>();
-    c.root_min_count = p.at("root_min_count").get<uint64_t>();
-    c.root_correction = p.at("root_correction").get<bool>();
-    c.root_lexicon = p.at("root_lexicon").get<std::string>();
-    c.suffix_lexicon = p.at("suffix_lexicon").get<std::string>();
-    c.morfessor_python = p.at("morfessor_python").get<std::string>();
-    c.morfessor_train = p.at("morfessor_train").get<std::string>();
-    c.morfessor_segment = p.at("morfessor_segment").get<std::string>();
-    c.morfessor_dampening = p.at("morfessor_dampening").get<std::string>();
-    c.morfessor_corpusweight = p.at("morfessor_corpusweight").get<double>();
-    c.morfessor_annotation_weight = p.at("morfessor_annotation_weight").get<double>();
+    c = config.at("prepare").get<PrepareConfig>();
   } catch (const json::exception& e) {
     return invalid_argument(std::string("prepare config: ") + e.what());
   }
@@ -454,7 +431,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     for (size_t t = 0; t < types.size(); ++t) {
       const uint64_t n = corpus.counts()[t];
       teacher_labels_tokens += n * cuts[t].size();
-      const size_t removed = correct_root(lexicon, types[t], cfg.max_word_chars, &cuts[t]);
+      const size_t removed = apply_root_rule(cfg, lexicon, types[t], &cuts[t]);
       if (removed > 0) {
         ++types_changed;
         tokens_changed += n;
@@ -656,7 +633,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
         alts.push_back(std::move(p));
       }
       raw_scorer.add(to_utf8_pieces(g.word, c), alts);
-      if (cfg.root_correction && correct_root(lexicon, g.word, cfg.max_word_chars, &c) > 0) {
+      if (cfg.root_correction && apply_root_rule(cfg, lexicon, g.word, &c) > 0) {
         ++changed;
       }
       corrected_scorer.add(to_utf8_pieces(g.word, c), alts);
@@ -704,7 +681,7 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
   for (size_t i = 0; i < words.size(); ++i) {
     auto it = table.find(words[i]);
     if (it != table.end()) out[i] = it->second;
-    if (correct) correct_root(lexicon, words[i], cfg.max_word_chars, &out[i]);
+    if (correct) apply_root_rule(cfg, lexicon, words[i], &out[i]);
   }
   return out;
 }

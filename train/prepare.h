@@ -50,6 +50,9 @@ struct PrepareConfig {
   uint64_t root_min_count = 2;
   // Whether to apply the root correction (train/root_correction.h) to the teacher labels.
   bool root_correction = true;
+  // With root_correction: the labels get the root snap (snap_to_root, the rule of `morpheus
+  // export --root-snap`) instead of the paper's correction (correct_root).
+  bool root_snap = false;
   // Root lexicon (first field per line) and suffix-chain lexicon; relative to the working dir.
   std::string root_lexicon = "node_modules/nlptoolkit-dictionary/turkish_dictionary.txt";
   std::string suffix_lexicon = "node_modules/nlptoolkit-morphologicalanalysis/suffixes.txt";
@@ -73,6 +76,9 @@ nlohmann::json prepare_config_defaults();
 // Parses a resolved {"prepare": {...}} object (as made by load_prepare_config) and checks ranges.
 StatusOr<PrepareConfig> prepare_config_from_json(const nlohmann::json& config);
 nlohmann::json prepare_config_to_json(const PrepareConfig& config);
+// nlohmann (de)serialisation of the fields (missing keys keep their defaults).
+void to_json(nlohmann::json& j, const PrepareConfig& config);
+void from_json(const nlohmann::json& j, PrepareConfig& config);
 
 // Resolves the prepare config: defaults ← the "prepare" object of each file that has one (other
 // sections, such as "model", belong to other commands and are neither read nor validated here)

@@ -96,6 +96,24 @@ TEST(PrepareTest, TeacherLabelsAreTheRootCorrectedTableUnlessRaw) {
   EXPECT_FALSE(teacher_labels(t.dir, words, false).ok());  // not a prepare directory
 }
 
+TEST(PrepareTest, RootSnapLabelsCutAtTheRootEvenWhereTheTeacherDidNot) {
+  const TinySetup t = make_tiny();
+  ASSERT_TRUE(write_file_atomic(t.teacher, "kitapları\tkit apları\nevlerde\tev ler de\n").ok());
+  PrepareOptions snap = tiny_options(t);
+  snap.config.root_snap = true;
+  ASSERT_TRUE(run_prepare(snap).ok());
+  StatusOr<std::vector<Cuts>> labels = teacher_labels(t.out, {U"kitapları", U"evlerde"}, false);
+  ASSERT_TRUE(labels.ok()) << labels.status().to_string();
+  EXPECT_EQ((*labels)[0], (Cuts{5}));  // kitap|ları; the paper's correction would keep kit|apları
+  EXPECT_EQ((*labels)[1], (Cuts{2, 5}));
+  PrepareOptions paper = tiny_options(t);
+  paper.out_dir = path_join(t.dir, "paper");
+  ASSERT_TRUE(run_prepare(paper).ok());
+  StatusOr<std::vector<Cuts>> kept = teacher_labels(paper.out_dir, {U"kitapları"}, false);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)[0], (Cuts{3}));
+}
+
 TEST(PrepareTest, WritesLabelsCaseAndChunksToTheCache) {
   const TinySetup t = make_tiny();
   StatusOr<nlohmann::json> summary = run_prepare(tiny_options(t));
