@@ -267,62 +267,37 @@ Status DataParallel::barrier() {
   return ok_status();
 }
 
-// Touched-row exchange of table `k`: all-gather the row counts, then (when cheaper than the dense
-// all-reduce) the row ids and rows of every rank, summed into the gradient with index_add.
-// *done = false when the dense all-reduce is cheaper this step (the caller does it).
+// Touched-row exchange of table `k`: the union of the ranks' touched rows (an all-reduce of a
+// per-row mask), then one all-reduce of those rows only, copied back into the gradient. The
+// result is the same on every rank (the all-reduce's), as with the dense path.
+// *done = false when the union covers most of the table (the caller all-reduces it densely).
 Status DataParallel::sync_sparse(size_t k, bool* done) {
   torch::NoGradGuard no_grad;
   torch::Tensor g = impl_->params[k].mutable_grad();
-  const int world = env_.world_size;
   const int64_t rows = g.size(0);
   const int64_t dim = g.numel() / std::max<int64_t>(1, rows);
-  const torch::Tensor touched = g.reshape({rows, dim}).ne(0).any(1).nonzero().squeeze(1);
-  std::vector<at::Tensor> count{torch::full({1}, touched.size(0), touched.options())};
-  std::vector<std::vector<at::Tensor>> counts(1);
-  for (int r = 0; r < world; ++r) counts[0].push_back(torch::empty_like(count[0]));
-  impl_->pg->allgather(counts, count)->wait();
-  int64_t max_k = 0, sum_k = 0;
-  std::vector<int64_t> per_rank;
-  for (const auto& c : counts[0]) {
-    per_rank.push_back(c.item<int64_t>());
-    max_k = std::max(max_k, per_rank.back());
-    sum_k += per_rank.back();
-  }
-  const double elem = static_cast<double>(g.element_size());
-  stats_.sparse_dense_bytes += static_cast<double>(g.numel()) * elem;
-  // Ring all-reduce moves ~2·numel per rank; the all-gather moves world·max_k·(dim + 2) in.
-  if (static_cast<double>(world * max_k) * static_cast<double>(dim + 2) >=
-      2.0 * static_cast<double>(g.numel())) {
+  torch::Tensor flat = g.view({rows, dim});
+  const auto t0 = Clock::now();
+  // One pass over the table: a row's L1 norm is 0 exactly when the row is (NaN rows count as
+  // touched, so the step's non-finite check still sees them).
+  std::vector<at::Tensor> mask{flat.norm(1, {1}).ne(0).to(torch::kFloat32)};
+  stats_.sparse_scan_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  impl_->pg->allreduce(mask)->wait();
+  const torch::Tensor ids = mask[0].gt(0).nonzero().squeeze(1);
+  const int64_t n = ids.size(0);
+  stats_.sparse_dense_bytes += static_cast<double>(g.numel() * g.element_size());
+  if (4 * n >= 3 * rows) {
     *done = false;
     ++stats_.sparse_tables_dense;
     return ok_status();
   }
   *done = true;
-  stats_.sparse_rows += sum_k;
-  if (max_k == 0) return ok_status();
-  torch::Tensor ids = torch::full({max_k}, 0, touched.options());
-  ids.narrow(0, 0, touched.size(0)).copy_(touched);
-  torch::Tensor vals = torch::zeros({max_k, dim}, g.options());
-  vals.narrow(0, 0, touched.size(0)).copy_(g.reshape({rows, dim}).index_select(0, touched));
-  stats_.sparse_bytes += static_cast<double>(max_k) * (static_cast<double>(dim) * elem + 8.0);
-  std::vector<std::vector<at::Tensor>> all_ids(1), all_vals(1);
-  for (int r = 0; r < world; ++r) {
-    all_ids[0].push_back(torch::empty_like(ids));
-    all_vals[0].push_back(torch::empty_like(vals));
-  }
-  std::vector<at::Tensor> in_ids{ids}, in_vals{vals};
-  auto w1 = impl_->pg->allgather(all_ids, in_ids);
-  auto w2 = impl_->pg->allgather(all_vals, in_vals);
-  w1->wait();
-  w2->wait();
-  torch::Tensor flat = g.view({rows, dim});
-  flat.zero_();
-  for (int r = 0; r < world; ++r) {
-    const int64_t n = per_rank[static_cast<size_t>(r)];
-    if (n == 0) continue;
-    flat.index_add_(0, all_ids[0][static_cast<size_t>(r)].narrow(0, 0, n),
-                    all_vals[0][static_cast<size_t>(r)].narrow(0, 0, n));
-  }
+  stats_.sparse_rows += n;
+  if (n == 0) return ok_status();
+  std::vector<at::Tensor> part{flat.index_select(0, ids)};
+  stats_.sparse_bytes += static_cast<double>((part[0].numel() + rows) * part[0].element_size());
+  impl_->pg->allreduce(part)->wait();
+  flat.index_copy_(0, ids, part[0]);
   return ok_status();
 }
 
@@ -352,7 +327,9 @@ Status DataParallel::sync_gradients() {
       for (size_t k = 0; k < params.size(); ++k) {
         if (!impl_->row_sparse[k]) continue;
         bool done = false;
+        const auto ts = Clock::now();
         MORPHEUS_RETURN_IF_ERROR(sync_sparse(k, &done));
+        stats_.sparse_seconds += std::chrono::duration<double>(Clock::now() - ts).count();
         if (!done) {
           buckets.push_back({k});
           launch(buckets.back());

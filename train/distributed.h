@@ -8,8 +8,9 @@
 //   * exchanges gradients: dense parameters flattened into buckets of `bucket_mb` and summed by
 //     one all-reduce each (all buckets in flight at once, after backward: LibTorch 1.13's C++ API
 //     has no post-accumulation gradient hook to overlap them with backward); Embedding tables
-//     (the SGNS context table above all) exchange only their touched rows (all-gather of row ids
-//     + rows, then index_add) whenever that moves fewer bytes than the dense all-reduce,
+//     (the SGNS context table above all) exchange only the rows some rank touched (an all-reduce
+//     of a per-row mask, then one all-reduce of the union's rows) unless the union covers ≥ 3/4
+//     of the table,
 //   * starts N local ranks of this very executable for `morpheus train --nproc N`.
 // Every collective error (a peer that died, or sent nothing within the timeout) comes back as a
 // Status naming the rank and the operation, never as a hang.
@@ -56,12 +57,14 @@ struct DistOptions {
 
 // What the last gradient exchange did (for logs and bench/dist_bench.cc).
 struct ExchangeStats {
-  double seconds = 0;             // wall time of the exchange (flatten, collectives, copy back)
-  double dense_bytes = 0;         // payload of the dense all-reduces (per rank)
-  double sparse_bytes = 0;        // payload this rank contributed to the row all-gathers
-  double sparse_dense_bytes = 0;  // what the row-sparse tables would have cost dense
-  int64_t sparse_rows = 0;        // touched rows summed over ranks
-  int sparse_tables_dense = 0;    // tables that fell back to the dense all-reduce this step
+  double seconds = 0;              // wall time of the exchange (flatten, collectives, copy back)
+  double dense_bytes = 0;          // payload of the dense all-reduces (per rank)
+  double sparse_bytes = 0;         // payload of the row-mask and union-row all-reduces
+  double sparse_dense_bytes = 0;   // what the row-sparse tables would have cost dense
+  int64_t sparse_rows = 0;         // rows in the union of the ranks' touched rows
+  int sparse_tables_dense = 0;     // tables that fell back to the dense all-reduce this step
+  double sparse_scan_seconds = 0;  // finding the touched rows (local, before any collective)
+  double sparse_seconds = 0;       // the whole touched-row exchange (scan, all-reduces, copy)
 };
 
 class DataParallel {
@@ -80,6 +83,8 @@ class DataParallel {
   // Registers the parameters whose gradients `sync_gradients` exchanges; `row_sparse[i]` marks
   // Embedding tables ([rows, dim], gradients non-zero on touched rows only).
   void set_parameters(const std::vector<at::Tensor>& params, const std::vector<bool>& row_sparse);
+  // Touched-row exchange on or off (DistOptions::sparse_embeddings); call set_parameters after.
+  void set_sparse_embeddings(bool on) { options_.sparse_embeddings = on; }
   // Replaces every rank's values with rank 0's (parameters and buffers after construction).
   Status broadcast(const std::vector<at::Tensor>& tensors);
   // Sums the registered gradients over ranks in place (undefined gradients count as zero and are
