@@ -26,7 +26,7 @@ struct AnnBuildOptions {
   std::string type = "hnsw";  // flat | hnsw | ivf
   int hnsw_m = 32;            // HNSW: neighbours per node
   int ef_construction = 40;   // HNSW: candidate list while building
-  size_t nlist = 0;           // IVF: lists (0: about 4·sqrt(rows))
+  size_t nlist = 0;           // IVF: lists (0: 4·sqrt(rows)); at most rows/39 (FAISS's minimum)
 };
 
 struct AnnSearchOptions {

@@ -58,7 +58,9 @@ void register_index_commands(CLI::App& app, CommandRegistry& registry) {
       ->add_option("--ef-construction", args->options.ef_construction,
                    "HNSW: candidate list while building")
       ->capture_default_str();
-  build->add_option("--nlist", args->options.nlist, "IVF: inverted lists (0: 4*sqrt(rows))")
+  build
+      ->add_option("--nlist", args->options.nlist,
+                   "IVF: inverted lists (0: 4*sqrt(rows), at most rows/39)")
       ->capture_default_str();
   registry.add(build, [args] { return run_index_build(*args); });
 }

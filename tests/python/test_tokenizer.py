@@ -72,7 +72,8 @@ def test_invalid_utf8_raises_with_byte_offset_unless_allowed(tok):
 
 
 def test_bad_ids_raise_value_error_with_message_and_hint(tok):
-    with pytest.raises(ValueError, match=rf"id 999999 at position 1 is outside \[0, {tok.vocab_size}\)"):
+    message = rf"id 999999 at position 1 is outside \[0, {tok.vocab_size}\)"
+    with pytest.raises(ValueError, match=message):
         tok.decode([300, 999999])
     with pytest.raises(ValueError, match="hint: decode ids produced by the same model"):
         tok.decode([-1])
