@@ -4,6 +4,7 @@
 // the tiny model of the main job) and a randomly initialised paper-size model (same cost as a
 // trained one), at the old batch size (32K positions per call) and the default one; both next
 // to `morpheus-spm encode` of the same words (one per line) measured in the same run.
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -107,6 +108,55 @@ void sweep(const morpheus::model::Morpheus& model, const morpheus::train::CharVo
   }
 }
 
+// Dynamic int8 (quantized::linear_dynamic, through the dispatcher) against float for one
+// position-wise Linear layer [rows, in] -> [rows, out]: whether Debian's LibTorch reaches it from
+// C++, its speed and its largest deviation.
+void quantised_linear_probe(int64_t rows, int64_t in, int64_t out) {
+  torch::manual_seed(2);
+  const torch::Tensor x = torch::randn({rows, in});
+  const torch::Tensor w = torch::randn({out, in}) * 0.05;
+  const torch::Tensor b = torch::zeros({out});
+  const auto time_of = [](const auto& fn) {
+    double best = 1e30;
+    for (int r = 0; r < 20; ++r) {
+      const auto t = Clock::now();
+      (void)fn();
+      best = std::min(best, seconds_since(t));
+    }
+    return best;
+  };
+  const double t_float = time_of([&] { return torch::linear(x, w, b); });
+  for (const c10::QEngine engine : at::globalContext().supportedQEngines()) {
+    if (engine == c10::QEngine::NoQEngine) continue;
+    try {
+      c10::InferenceMode guard;
+      at::globalContext().setQEngine(engine);
+      const double scale = w.abs().max().item<double>() / 127.0;
+      const torch::Tensor qw = at::quantize_per_tensor(w, scale, 0, at::kQInt8);
+      c10::Dispatcher& d = c10::Dispatcher::singleton();
+      std::vector<c10::IValue> stack = {qw, c10::IValue(b)};
+      d.findSchemaOrThrow("quantized::linear_prepack", "").callBoxed(&stack);
+      const c10::IValue packed = stack.at(0);
+      const c10::OperatorHandle dynamic = d.findSchemaOrThrow("quantized::linear_dynamic", "");
+      const auto run = [&] {
+        std::vector<c10::IValue> s = {x, packed, false};
+        dynamic.callBoxed(&s);
+        return s.at(0).toTensor();
+      };
+      const double t_int8 = time_of(run);
+      const float dev = (run() - torch::linear(x, w, b)).abs().max().item<float>();
+      std::printf(
+          "dynamic int8 linear (%s) [%lld,%lld]->%lld: float %.3f ms, int8 %.3f ms (%.2fx), "
+          "max |diff| %.4f\n",
+          c10::toString(engine).c_str(), static_cast<long long>(rows), static_cast<long long>(in),
+          static_cast<long long>(out), t_float * 1e3, t_int8 * 1e3, t_float / t_int8, dev);
+    } catch (const std::exception& e) {
+      std::printf("dynamic int8 linear (%s): not reachable (%s)\n", c10::toString(engine).c_str(),
+                  std::string(e.what()).substr(0, 120).c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +173,17 @@ int main(int argc, char** argv) {
   const int reps = std::stoi(arg(argc, argv, "--reps", "2"));
   if (const std::string t = arg(argc, argv, "--threads", ""); !t.empty()) {
     torch::set_num_threads(std::stoi(t));
+  }
+  if (arg(argc, argv, "--quant-probe", "") == "1") {
+    std::string engines;
+    for (const c10::QEngine e : at::globalContext().supportedQEngines()) {
+      engines += " " + c10::toString(e);
+    }
+    std::printf("quantized engines:%s\n", engines.c_str());
+    quantised_linear_probe(2048, 64, 128);  // tiny FFN
+    quantised_linear_probe(819, 320, 960);  // paper q/k/v
+    quantised_linear_probe(819, 320, 640);  // paper FFN
+    return 0;
   }
   StatusOr<std::string> text = read_file(corpus);
   if (!text.ok()) {
