@@ -7,14 +7,14 @@ loads LibTorch (``morpheus._embed``) only when it is first used. Both run the C+
 
 Approximate nearest-neighbour indexes written by ``morpheus index build`` are FAISS files: read
 them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of row i are line i
-of the ``.vocab`` file next to them.
+of the ``.vocab`` file next to them. ``morpheus.Index`` does both.
 """
 import os as _os
 import shutil as _shutil
 
 from . import _tokenizer
 
-__all__ = ["Tokenizer", "Embedder", "model_server_binary"]
+__all__ = ["Tokenizer", "Embedder", "Index", "model_server_binary"]
 
 
 def model_server_binary():
@@ -40,6 +40,46 @@ class Tokenizer(_tokenizer.Tokenizer):
         if model_server is None:
             model_server = model_server_binary()
         super().__init__(_os.fspath(path), model_server, cache, self_test)
+
+
+class Index:
+    """A ``morpheus index build`` file F.faiss and its F.vocab, read with python3-faiss.
+
+    ``search(vectors, k)`` ranks by cosine as ``morpheus neighbors --faiss`` does (the query rows
+    are normalised; ``ef_search`` and ``nprobe`` as its flags) and returns, per row, a list of
+    (word, cosine) pairs, best first.
+    """
+
+    def __init__(self, path, ef_search=64, nprobe=16):
+        import faiss
+
+        path = _os.fspath(path)
+        self.index = faiss.read_index(path)
+        stem = path[: -len(".faiss")] if path.endswith(".faiss") else path
+        with open(stem + ".vocab", encoding="utf-8") as f:
+            self.words = f.read().split("\n")[:-1]
+        if len(self.words) != self.index.ntotal:
+            raise RuntimeError(
+                f"{stem}.vocab has {len(self.words)} words but {path} holds "
+                f"{self.index.ntotal} vectors\nhint: rebuild the index"
+            )
+        if hasattr(self.index, "hnsw"):
+            self.index.hnsw.efSearch = ef_search
+        ivf = faiss.try_extract_index_ivf(self.index)
+        if ivf is not None:
+            ivf.nprobe = nprobe
+
+    def search(self, vectors, k=10):
+        import faiss
+        import numpy as np
+
+        q = np.array(vectors, dtype=np.float32, ndmin=2, copy=True)
+        faiss.normalize_L2(q)
+        scores, rows = self.index.search(q, k)
+        return [
+            [(self.words[r], float(s)) for r, s in zip(row, score) if r >= 0]
+            for row, score in zip(rows, scores)
+        ]
 
 
 def __getattr__(name):

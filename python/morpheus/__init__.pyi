@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 from os import PathLike
-from typing import Optional, Union
+from typing import Any, List, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
 
 from ._embed import Embedder as Embedder
 from ._tokenizer import Tokenizer as _Tokenizer
@@ -15,3 +18,11 @@ class Tokenizer(_Tokenizer):
         cache: int = 1048576,
         self_test: bool = True,
     ) -> None: ...
+
+class Index:
+    index: Any
+    words: List[str]
+    def __init__(
+        self, path: Union[str, "PathLike[str]"], ef_search: int = 64, nprobe: int = 16
+    ) -> None: ...
+    def search(self, vectors: npt.ArrayLike, k: int = 10) -> List[List[Tuple[str, float]]]: ...

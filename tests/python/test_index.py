@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""A `morpheus index build` file read with Debian's python3-faiss (faiss.read_index)."""
+"""A `morpheus index build` file read with Debian's python3-faiss: faiss.read_index and
+morpheus.Index."""
 import subprocess
 
 import faiss
@@ -54,3 +55,26 @@ def test_a_corrupt_index_is_an_error(built, morpheus_bin, tmp_path):
                            "--query", "w0"], capture_output=True, check=False)
     assert done.returncode == 1
     assert b"not a readable FAISS index" in done.stderr
+
+
+def test_morpheus_index_searches_like_neighbors_faiss(built, morpheus_bin):
+    import morpheus
+
+    d, vectors, words = built
+    hits = morpheus.Index(d / "e.faiss").search(vectors[7], k=4)[0]
+    assert hits[0][0] == "w7" and abs(hits[0][1] - 1.0) < 1e-5
+    out = run_cli(morpheus_bin, "neighbors", "--faiss", str(d / "e.faiss"), "--query", "w7", "-k",
+                  "3")
+    assert [w for w, _ in hits[1:]] == [line.split("\t")[0] for line in out.decode().splitlines()]
+
+
+def test_morpheus_index_rejects_a_vocab_of_another_build(built, tmp_path):
+    import shutil
+
+    import morpheus
+
+    d, _, _ = built
+    shutil.copy(d / "e.faiss", tmp_path / "x.faiss")
+    (tmp_path / "x.vocab").write_text("w0\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="x.vocab has 1 words but"):
+        morpheus.Index(tmp_path / "x.faiss")
