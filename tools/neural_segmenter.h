@@ -22,7 +22,7 @@
 namespace morpheus::tools {
 
 struct NeuralSegmenterOptions {
-  size_t cache_capacity = 1 << 20;    // distinct chunks kept (LRU); 0 disables the cache
+  size_t cache_capacity = 1 << 20;  // distinct chunks kept (LRU); 0 disables the cache
   // N·T positions per model call; 0: sized for the CPU cache, 2^18 / char_dim (4,096 for the
   // tiny model, 819 for the paper one: 1.1–1.7× the words/s of 32K, bench/inference_bench).
   int64_t max_batch_chars = 0;
