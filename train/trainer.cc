@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <mutex>
@@ -280,10 +281,9 @@ Status save_training_state(const std::string& out_dir, model::MorpheusWithHeads&
   names.push_back(name);
   while (names.size() > 2) {
     const std::string old = path_join(ckpt_root, names.front());
-    const std::string cmd = "rm -rf '" + old + "'";
-    if (old.find('\'') == std::string::npos && std::system(cmd.c_str()) != 0) {
-      MORPHEUS_LOG(kWarning, "could not remove old checkpoint ", old);
-    }
+    std::error_code ec;
+    std::filesystem::remove_all(old, ec);
+    if (ec) MORPHEUS_LOG(kWarning, "could not remove old checkpoint ", old, ": ", ec.message());
     names.erase(names.begin());
   }
   std::string history;
