@@ -287,6 +287,73 @@ TEST(DataParallel, NcclWithoutNcclIsAClearError) {
   EXPECT_NE(slurp(dir + ".err").find("NCCL"), std::string::npos) << slurp(dir + ".err");
 }
 
+// Two ranks as two threads of this process: rank r's gradients are `grads[r]`; returns what
+// each rank holds after sync_gradients.
+std::vector<std::vector<torch::Tensor>> exchange_in_threads(
+    const std::vector<std::vector<torch::Tensor>>& grads, const std::vector<bool>& tables,
+    bool sparse, std::vector<ExchangeStats>* stats) {
+  const int port = free_port();
+  std::vector<std::vector<torch::Tensor>> out(2);
+  stats->assign(2, ExchangeStats{});
+  auto rank_main = [&](int rank) {
+    DistEnv env;
+    env.rank = rank;
+    env.world_size = 2;
+    env.master_port = port;
+    DistOptions options;
+    options.timeout_s = 30;
+    options.sparse_embeddings = sparse;
+    auto dp = DataParallel::join(env, options, false);
+    ASSERT_TRUE(dp.ok()) << dp.status().to_string();
+    std::vector<torch::Tensor> params;
+    for (const auto& g : grads[static_cast<size_t>(rank)]) {
+      params.push_back(torch::zeros_like(g));
+      params.back().mutable_grad() = g.clone();
+    }
+    (*dp)->set_parameters(params, tables);
+    ASSERT_TRUE((*dp)->sync_gradients().ok());
+    for (const auto& p : params) out[static_cast<size_t>(rank)].push_back(p.grad());
+    (*stats)[static_cast<size_t>(rank)] = (*dp)->last_exchange();
+  };
+  std::thread t1(rank_main, 1);
+  rank_main(0);
+  t1.join();
+  return out;
+}
+
+TEST(DataParallel, TouchedRowExchangeSumsTablesLikeTheDenseAllReduce) {
+  // A [1000, 8] table touched on a few rows per rank (overlapping) and a dense matrix.
+  std::vector<std::vector<torch::Tensor>> grads(2);
+  for (int r = 0; r < 2; ++r) {
+    torch::Tensor table = torch::zeros({1000, 8});
+    const torch::Tensor rows = torch::tensor({3 + r, 10, 500 + 7 * r, 999}, torch::kLong);
+    table.index_copy_(0, rows, torch::randn({4, 8}));
+    grads[static_cast<size_t>(r)] = {table, torch::randn({5, 7})};
+  }
+  std::vector<ExchangeStats> stats;
+  const auto got = exchange_in_threads(grads, {true, false}, true, &stats);
+  for (size_t i = 0; i < 2; ++i) {
+    const torch::Tensor want = grads[0][i] + grads[1][i];
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_TRUE(torch::allclose(got[static_cast<size_t>(r)][i], want, 0, 1e-6));
+    }
+  }
+  EXPECT_TRUE(torch::equal(got[0][0], got[1][0]));  // the same bits on both ranks
+  EXPECT_EQ(stats[0].sparse_rows, 6);               // union {3, 4, 10, 500, 507, 999}
+  EXPECT_EQ(stats[0].sparse_tables_dense, 0);
+  // The row mask (4 bytes a row) and 6 rows instead of the 1000-row table.
+  EXPECT_LT(stats[0].sparse_bytes, stats[0].sparse_dense_bytes / 4);
+}
+
+TEST(DataParallel, TableMostlyTouchedFallsBackToTheDenseAllReduce) {
+  std::vector<std::vector<torch::Tensor>> grads = {{torch::randn({16, 4})},
+                                                   {torch::randn({16, 4})}};
+  std::vector<ExchangeStats> stats;
+  const auto got = exchange_in_threads(grads, {true}, true, &stats);
+  EXPECT_EQ(stats[0].sparse_tables_dense, 1);
+  EXPECT_TRUE(torch::allclose(got[0][0], grads[0][0] + grads[1][0], 0, 1e-6));
+}
+
 TEST(DataParallel, RanksSplitTheGlobalStepIntoDisjointMicroBatches) {
   const auto r0 = rank_micro_batches(3, 2, 0, 2);
   const auto r1 = rank_micro_batches(3, 2, 1, 2);
