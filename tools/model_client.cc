@@ -2,7 +2,6 @@
 // Model server client (socket pair + posix_spawn) and the server loop.
 #include "tools/model_client.h"
 
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +14,7 @@
 #include <utility>
 #include <vector>
 
-extern char** environ;
-
+#include "core/subprocess.h"
 namespace morpheus::tools {
 namespace {
 
@@ -136,31 +134,23 @@ RunSegmenterFactory model_server_factory(const std::string& binary, size_t cache
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
       return io_error(std::string("socketpair: ") + std::strerror(errno));
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
-    const std::string cache_text = std::to_string(cache);
-    std::vector<std::string> args = {binary,    "model-server", "--model",
-                                     dir.dir(), "--cache",      cache_text};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
+    SpawnOptions options;
+    options.dup2 = {{sv[1], 0}, {sv[1], 1}};
+    StatusOr<pid_t> pid = spawn_process(
+        {binary, "model-server", "--model", dir.dir(), "--cache", std::to_string(cache)}, options);
     ::close(sv[1]);
-    if (rc != 0) {
+    if (!pid.ok()) {
       ::close(sv[0]);
-      return io_error("cannot start the model server " + binary + ": " + std::strerror(rc),
-                      "morpheus-torch must sit next to morpheus (it is built with it)");
+      Status error = pid.status();
+      error.prepend("cannot start the model server");
+      return error;
     }
     std::FILE* in = ::fdopen(::dup(sv[0]), "r");
     if (in == nullptr) {
       ::close(sv[0]);
       return io_error(std::string("fdopen: ") + std::strerror(errno));
     }
-    auto server = std::make_unique<ServerSegmenter>(pid, sv[0], in);
+    auto server = std::make_unique<ServerSegmenter>(*pid, sv[0], in);
     MORPHEUS_RETURN_IF_ERROR(server->greeting());
     return std::unique_ptr<RunSegmenter>(std::move(server));
   };
