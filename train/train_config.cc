@@ -9,29 +9,12 @@ namespace morpheus::train {
 
 using nlohmann::json;
 
-void to_json(json& j, const TrainConfig& c) {
-  j = json{{"epochs", c.epochs},
-           {"max_steps", c.max_steps},
-           {"batch_windows", c.batch_windows},
-           {"grad_accum", c.grad_accum},
-           {"bucket_batches", c.bucket_batches},
-           {"skip_chunks", c.skip_chunks},
-           {"lr", c.lr},
-           {"beta1", c.beta1},
-           {"beta2", c.beta2},
-           {"eps", c.eps},
-           {"weight_decay", c.weight_decay},
-           {"grad_clip", c.grad_clip},
-           {"warmup_steps", c.warmup_steps},
-           {"lr_min_ratio", c.lr_min_ratio},
-           {"seed", c.seed},
-           {"log_every", c.log_every},
-           {"eval_every", c.eval_every},
-           {"checkpoint_every", c.checkpoint_every},
-           {"dev_max_windows", c.dev_max_windows},
-           {"eval_seed", c.eval_seed},
-           {"threads", c.threads}};
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, epochs, max_steps, batch_windows,
+                                                grad_accum, bucket_batches, skip_chunks, lr, beta1,
+                                                beta2, eps, weight_decay, grad_clip, warmup_steps,
+                                                lr_min_ratio, seed, log_every, eval_every,
+                                                checkpoint_every, dev_max_windows, eval_seed,
+                                                threads)
 
 void add_train_config_defaults(json& defaults) { defaults["train"] = TrainConfig{}; }
 
@@ -41,27 +24,11 @@ StatusOr<TrainConfig> train_config_from_json(const json& resolved, const std::st
     MORPHEUS_RETURN_IF_ERROR(merge_config(merged, resolved.at("train"), where + ": train"));
   }
   TrainConfig c;
-  c.epochs = merged.at("epochs").get<int64_t>();
-  c.max_steps = merged.at("max_steps").get<int64_t>();
-  c.batch_windows = merged.at("batch_windows").get<int64_t>();
-  c.grad_accum = merged.at("grad_accum").get<int64_t>();
-  c.bucket_batches = merged.at("bucket_batches").get<int64_t>();
-  c.skip_chunks = merged.at("skip_chunks").get<bool>();
-  c.lr = merged.at("lr").get<double>();
-  c.beta1 = merged.at("beta1").get<double>();
-  c.beta2 = merged.at("beta2").get<double>();
-  c.eps = merged.at("eps").get<double>();
-  c.weight_decay = merged.at("weight_decay").get<double>();
-  c.grad_clip = merged.at("grad_clip").get<double>();
-  c.warmup_steps = merged.at("warmup_steps").get<int64_t>();
-  c.lr_min_ratio = merged.at("lr_min_ratio").get<double>();
-  c.seed = merged.at("seed").get<int64_t>();
-  c.log_every = merged.at("log_every").get<int64_t>();
-  c.eval_every = merged.at("eval_every").get<int64_t>();
-  c.checkpoint_every = merged.at("checkpoint_every").get<int64_t>();
-  c.dev_max_windows = merged.at("dev_max_windows").get<int64_t>();
-  c.eval_seed = merged.at("eval_seed").get<int64_t>();
-  c.threads = merged.at("threads").get<int64_t>();
+  try {
+    c = merged.get<TrainConfig>();
+  } catch (const json::exception& e) {
+    return invalid_argument(where + ": train: " + e.what());
+  }
   Status valid = c.Validate();
   if (!valid.ok()) return valid.prepend(where);
   return c;

@@ -48,6 +48,8 @@ struct TrainConfig {
 };
 
 void to_json(nlohmann::json& j, const TrainConfig& config);
+// Missing keys keep their defaults.
+void from_json(const nlohmann::json& j, TrainConfig& config);
 
 // Adds {"train": <defaults>} to the default config object (core/json_config.h resolution).
 void add_train_config_defaults(nlohmann::json& defaults);
