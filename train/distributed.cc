@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
@@ -25,7 +24,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-extern char** environ;
+#include "core/subprocess.h"
 
 namespace morpheus::train {
 namespace {
@@ -393,27 +392,15 @@ namespace {
 // Spawns this executable with `args` and the variables in `extra` added to the environment.
 StatusOr<pid_t> spawn_self(const std::vector<std::string>& args,
                            const std::vector<std::string>& extra) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string s(*e);
-    const std::string key = s.substr(0, s.find('='));
-    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) {
-      return x.compare(0, key.size() + 1, key + "=") == 0;
-    });
-    if (!replaced) env_strings.push_back(s);
+  std::vector<std::string> argv = {"/proc/self/exe"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  SpawnOptions options;
+  options.env = extra;
+  StatusOr<pid_t> pid = spawn_process(argv, options);
+  if (!pid.ok()) {
+    Status error = pid.status();
+    return error.prepend("cannot start a rank");
   }
-  env_strings.insert(env_strings.end(), extra.begin(), extra.end());
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string exe = "/proc/self/exe";
-  argv.push_back(exe.data());
-  std::vector<std::string> copy = args;
-  for (auto& s : copy) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), envp.data());
-  if (rc != 0) return io_error(std::string("cannot start a rank: ") + std::strerror(rc));
   return pid;
 }
 
