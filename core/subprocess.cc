@@ -74,6 +74,14 @@ std::string ExitStatus::describe() const {
                 : "was killed by signal " + std::to_string(signal);
 }
 
+ExitStatus exit_status_of(int wait_status) {
+  ExitStatus out;
+  out.exited = WIFEXITED(wait_status);
+  if (out.exited) out.code = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) out.signal = WTERMSIG(wait_status);
+  return out;
+}
+
 bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 StatusOr<pid_t> spawn_process(const std::vector<std::string>& argv, const SpawnOptions& options) {
@@ -114,11 +122,7 @@ StatusOr<ExitStatus> wait_process(pid_t pid, const std::function<void()>& tick) 
       tick();
     }
   }
-  ExitStatus out;
-  out.exited = WIFEXITED(status);
-  if (out.exited) out.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
-  return out;
+  return exit_status_of(status);
 }
 
 StatusOr<ExitStatus> run_process(const std::vector<std::string>& argv, const SpawnOptions& options,

@@ -39,6 +39,9 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+// Decodes a waitpid() status.
+ExitStatus exit_status_of(int wait_status);
+
 bool is_executable(const std::string& path);
 
 // Starts argv[0] (a path; not searched in PATH) with argv. NOT_FOUND when it is not executable,

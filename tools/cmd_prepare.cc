@@ -15,7 +15,6 @@
 #include "tools/commands.h"
 #include "train/corpus.h"
 #include "train/prepare.h"
-#include "train/root_correction.h"
 
 namespace morpheus::tools {
 namespace {
@@ -78,14 +77,7 @@ Status run_teacher_command(const TeacherArgs& args) {
   }
   MORPHEUS_RETURN_IF_ERROR(reader.status());
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<train::Cuts> cuts,
-                            train::teacher_labels(args.data, lower, args.raw));
-  if (args.root_snap) {
-    const train::PrepareConfig defaults;
-    MORPHEUS_ASSIGN_OR_RETURN(
-        const train::RootLexicon lexicon,
-        train::RootLexicon::load(defaults.root_lexicon, defaults.suffix_lexicon));
-    for (size_t i = 0; i < lower.size(); ++i) train::snap_to_root(lexicon, lower[i], &cuts[i]);
-  }
+                            train::teacher_labels(args.data, lower, args.raw, args.root_snap));
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
   for (size_t i = 0; i < words.size(); ++i) {
@@ -107,8 +99,9 @@ void register_teacher_command(CLI::App& app, CommandRegistry& registry) {
       "for other words, then the root correction (the labels Morpheus learns from)");
   cmd->add_option("--data", args->data, "Prepare output directory")->required();
   cmd->add_flag("--raw", args->raw, "Skip the root correction (the raw Morfessor segmentation)");
-  cmd->add_flag("--root-snap", args->root_snap,
-                "Then the root snap of `morpheus export --root-snap` (default lexicons)");
+  cmd->add_flag(
+      "--root-snap", args->root_snap,
+      "Then the root snap of `morpheus export --root-snap` (the prepare directory's lexicons)");
   cmd->add_option("input", args->input, "Words, one per line; - for stdin")->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file, - for stdout")->capture_default_str();
   registry.add(cmd, [args] { return run_teacher_command(*args); });

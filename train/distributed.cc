@@ -404,11 +404,6 @@ StatusOr<pid_t> spawn_self(const std::vector<std::string>& args,
   return pid;
 }
 
-std::string exit_text(int status) {
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
 }  // namespace
 
 Status launch_local_ranks(int nproc, const std::vector<std::string>& args, double grace_s) {
@@ -446,7 +441,7 @@ Status launch_local_ranks(int nproc, const std::vector<std::string>& args, doubl
         failed = true;
         failed_at = Clock::now();
         first = io_error("rank " + std::to_string(rank) + " of " + std::to_string(nproc) + " " +
-                             exit_text(status),
+                             exit_status_of(status).describe(),
                          "see its error above; the last checkpoint in --out is intact: rerun "
                          "with --resume");
       }

@@ -660,7 +660,8 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
 }
 
 StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
-                                           const std::vector<std::u32string>& words, bool raw) {
+                                           const std::vector<std::u32string>& words, bool raw,
+                                           bool root_snap) {
   const std::string summary_path = path_join(prep_dir, "prepare.json");
   MORPHEUS_ASSIGN_OR_RETURN(json summary, load_json_file(summary_path));
   if (!summary.is_object() || !summary.contains("config")) {
@@ -674,7 +675,8 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
   MORPHEUS_RETURN_IF_ERROR(add_model_segmentations(cfg, prep_dir, words, &table));
   RootLexicon lexicon;
   const bool correct = !raw && cfg.root_correction;
-  if (correct) {
+  const bool snap = !raw && root_snap;
+  if (correct || snap) {
     MORPHEUS_ASSIGN_OR_RETURN(lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
   }
   std::vector<Cuts> out(words.size());
@@ -682,6 +684,7 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
     auto it = table.find(words[i]);
     if (it != table.end()) out[i] = it->second;
     if (correct) apply_root_rule(cfg, lexicon, words[i], &out[i]);
+    if (snap) snap_to_root(lexicon, words[i], &out[i]);
   }
   return out;
 }

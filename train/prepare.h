@@ -108,8 +108,10 @@ StatusOr<nlohmann::json> run_prepare(const PrepareOptions& options);
 // lacks segmented by its trained Morfessor model (morfessor_model.bin, when there is one; else
 // they stay whole), then, unless `raw`, the root correction when prepare.json's config enables
 // it. One Cuts per word, in order.
+// With `root_snap`, snap_to_root (the prepare directory's lexicons) follows, unless `raw`.
 StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
-                                           const std::vector<std::u32string>& words, bool raw);
+                                           const std::vector<std::u32string>& words, bool raw,
+                                           bool root_snap = false);
 
 // Reads a gold file: "word<TAB>alt , alt<TAB>…" with pieces space-separated; a first line
 // starting with "word\t" is a header. Words and pieces are lower-cased.

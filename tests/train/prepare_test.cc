@@ -112,6 +112,11 @@ TEST(PrepareTest, RootSnapLabelsCutAtTheRootEvenWhereTheTeacherDidNot) {
   StatusOr<std::vector<Cuts>> kept = teacher_labels(paper.out_dir, {U"kitapları"}, false);
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ((*kept)[0], (Cuts{3}));
+  // `morpheus teacher --root-snap` on the same directory: the snap after the paper's rule.
+  StatusOr<std::vector<Cuts>> snapped =
+      teacher_labels(paper.out_dir, {U"kitapları"}, false, /*root_snap=*/true);
+  ASSERT_TRUE(snapped.ok());
+  EXPECT_EQ((*snapped)[0], (Cuts{5}));
 }
 
 TEST(PrepareTest, WritesLabelsCaseAndChunksToTheCache) {
