@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Exports a checkpoint into a tokenizer directory unless that directory was exported from the very
 # same checkpoint (the model.pt checksum of CHECKPOINT/meta.json, which export records in
-# TOKDIR/tokenizer.json) with the same options (kept in TOKDIR/export_options.txt). So a retrained
-# model is never scored through a stale tokenizer, and an unchanged one is not exported twice.
+# TOKDIR/tokenizer.json) with the same options by the same build of morpheus-torch (both kept in
+# TOKDIR/export_options.txt). So a retrained model or a changed exporter is never scored through a
+# stale tokenizer, and an unchanged one is not exported twice.
 # Usage: scripts/export_tokenizer.sh CHECKPOINT TOKDIR [morpheus export options…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,8 @@ except (OSError, ValueError):
 }
 want=$(field "$checkpoint/meta.json" model_pt_fnv1a64)
 have=$(field "$tokdir/tokenizer.json" source_checkpoint_model_pt_fnv1a64)
-options="$*"
+torch_bin="$(dirname "$(command -v "$M")")/morpheus-torch"
+options="$* (morpheus-torch cksum $(cksum < "$torch_bin" | cut -d' ' -f1))"
 if [ -n "$want" ] && [ "$want" = "$have" ] &&
    [ "$options" = "$(cat "$tokdir/export_options.txt" 2>/dev/null)" ]; then
   echo "export: $tokdir is current (checkpoint model.pt $want, options: $options)"

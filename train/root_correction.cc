@@ -76,6 +76,17 @@ size_t RootLexicon::root_split(const std::u32string& word) const {
   return 0;
 }
 
+size_t RootLexicon::shortest_root_split(const std::u32string& word) const {
+  size_t one_letter = 0;
+  for (size_t len = 1; len <= word.size(); ++len) {
+    if (!root_match(word.substr(0, len))) continue;
+    if (len < word.size() && suffixes_.count(word.substr(len)) == 0) continue;
+    if (len >= 2) return len;
+    one_letter = len;
+  }
+  return one_letter;
+}
+
 size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,
                     Cuts* cuts) {
   const size_t root = lexicon.root_split(word);
@@ -88,7 +99,7 @@ size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size
 }
 
 bool snap_to_root(const RootLexicon& lexicon, const std::u32string& word, Cuts* cuts) {
-  const size_t root = lexicon.root_split(word);
+  const size_t root = lexicon.shortest_root_split(word);
   if (root == 0 || root >= word.size()) return false;
   Cuts snapped = {static_cast<uint32_t>(root)};
   for (const uint32_t cut : *cuts) {
@@ -110,7 +121,9 @@ std::vector<std::string> snap_pieces(const RootLexicon& lexicon, std::vector<std
     cps.push_back(std::move(*decoded));
   }
   Cuts cuts = cuts_from_pieces(cps);
-  if (!snap_to_root(lexicon, word, &cuts)) return pieces;
+  std::u32string lower = word;  // one code point per code point: offsets stay
+  for (char32_t& c : lower) c = unicode::to_lower(c);
+  if (!snap_to_root(lexicon, lower, &cuts)) return pieces;
   std::vector<std::string> out;
   for (const std::u32string& p : pieces_from_cuts(word, cuts)) out.push_back(utf8::encode(p));
   return out;

@@ -36,6 +36,20 @@ TEST(RootCorrectionTest, LongestRootWhoseRemainderIsASuffixChain) {
   EXPECT_EQ(lex.root_split(U"gözlük"), 6u);
 }
 
+TEST(RootCorrectionTest, ShortestRootOfAtLeastTwoLetters) {
+  RootLexicon lex;
+  for (const char32_t* r : {U"kal", U"kaldır", U"k", U"yap", U"yapı", U"o"}) lex.add_root(r);
+  for (const char32_t* s : {U"dı", U"dırdı", U"aldırdı", U"ıyor", U"yor", U"lar"}) {
+    lex.add_suffix_chain(s);
+  }
+  EXPECT_EQ(lex.root_split(U"kaldırdı"), 6u);           // the paper's rule: kaldır + dı
+  EXPECT_EQ(lex.shortest_root_split(U"kaldırdı"), 3u);  // kal + dırdı, not k + aldırdı
+  EXPECT_EQ(lex.root_split(U"yapıyor"), 4u);            // yapı + yor
+  EXPECT_EQ(lex.shortest_root_split(U"yapıyor"), 3u);   // yap + ıyor
+  EXPECT_EQ(lex.shortest_root_split(U"olar"), 1u);      // a one-letter root when it is the only one
+  EXPECT_EQ(lex.shortest_root_split(U"xyz"), 0u);
+}
+
 TEST(RootCorrectionTest, RemovesCutsInsideTheRootWhenTheTeacherAgreesOnItsEnd) {
   const RootLexicon lex = small_lexicon();
   Cuts cuts = {2, 5, 6};  // ki|tap|la|r -> wrong root cuts, root end 5 agreed
@@ -72,6 +86,15 @@ TEST(RootSnapTest, CutsAtTheRootEndAndNowhereInsideTheRoot) {
   EXPECT_EQ(cuts, (Cuts{5, 7}));
 }
 
+TEST(RootSnapTest, SnapsToTheShortestRoot) {
+  RootLexicon lex;
+  for (const char32_t* r : {U"kal", U"kaldır"}) lex.add_root(r);
+  for (const char32_t* s : {U"dı", U"dırdı"}) lex.add_suffix_chain(s);
+  Cuts cuts = {6};  // kaldır|dı: the longest root
+  EXPECT_TRUE(snap_to_root(lex, U"kaldırdı", &cuts));
+  EXPECT_EQ(cuts, (Cuts{3, 6}));  // kal|dır|dı: the model's suffix cut stays
+}
+
 TEST(RootSnapTest, LeavesWordsWithoutAKnownRootAndSuffixChain) {
   const RootLexicon lex = small_lexicon();
   Cuts cuts = {1, 2};
@@ -88,6 +111,9 @@ TEST(RootSnapTest, PiecesStillSpellTheWord) {
   EXPECT_EQ(snap_pieces(lex, {"ev", "lerde"}), (std::vector<std::string>{"ev", "lerde"}));
   EXPECT_EQ(snap_pieces(lex, {"e", "v", "ler", "de"}),
             (std::vector<std::string>{"ev", "ler", "de"}));
+  EXPECT_EQ(snap_pieces(lex, {"E", "v", "ler", "de"}),  // matched lower-cased, case kept
+            (std::vector<std::string>{"Ev", "ler", "de"}));
+  EXPECT_EQ(snap_pieces(lex, {"Ağ", "Açlar"}), (std::vector<std::string>{"AğAç", "lar"}));
 }
 
 TEST(RootCorrectionTest, LoadsFirstFieldsLowerCased) {
