@@ -3,7 +3,9 @@
 // those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): TokenizerDir::prefetch sends
 // the letter runs the segmentation table lacks to the model in one call (the `morpheus-torch
 // model-server` co-process, tools/model_client.h, started on the first miss), then
-// TokenizerDir::encode / segment_word and PieceCodec::decode.
+// TokenizerDir::encode / segment_word and PieceCodec::decode. cache_file is their --cache-file
+// (TokenizerDir::attach_cache, tools/seg_cache.h): runs outside the table are looked up there
+// before the model, and what the model segments is appended to it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -42,11 +44,13 @@ Status encode_range(const tools::TokenizerDir& tok, const std::vector<std::strin
 
 class Tokenizer {
  public:
-  Tokenizer(const std::string& path, const std::string& model_server, size_t cache,
-            bool self_test) {
+  Tokenizer(const std::string& path, const std::string& model_server, size_t cache, bool self_test,
+            const std::string& cache_file)
+      : cache_file_(cache_file) {
     tools::RunSegmenterFactory model;
     if (!model_server.empty()) model = tools::model_server_factory(model_server, cache);
     dir_ = value_or_raise(tools::TokenizerDir::load(path, self_test, std::move(model)));
+    if (!cache_file.empty()) check(dir_->attach_cache(cache_file));
   }
 
   std::vector<int32_t> encode(const std::string& text, bool allow_invalid) const {
@@ -116,6 +120,8 @@ class Tokenizer {
   const std::string& path() const { return dir_->dir(); }
   uint64_t table_hits() const { return dir_->table_hits(); }
   uint64_t model_runs() const { return dir_->model_runs(); }
+  uint64_t cache_file_hits() const { return dir_->run_stats().cache; }
+  const std::string& cache_file() const { return cache_file_; }
 
  private:
   Status encode_parallel(const std::vector<std::string>& texts, size_t threads,
@@ -135,6 +141,7 @@ class Tokenizer {
     return ok_status();
   }
 
+  std::string cache_file_;
   std::unique_ptr<tools::TokenizerDir> dir_;
 };
 
@@ -150,10 +157,13 @@ PYBIND11_MODULE(_tokenizer, m) {
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
 from the segmentation table go to `model_server` (the `morpheus-torch` binary, run as
 `morpheus-torch model-server`, started on the first miss); with model_server="" they are an
-error.)")
-      .def(py::init<const std::string&, const std::string&, size_t, bool>(), py::arg("path"),
-           py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
-           py::arg("self_test") = true)
+error. `cache` is the model server's LRU (--cache). `cache_file` is --cache-file of `morpheus
+encode|segment`: a persistent cache of the model's segmentations, created when absent, read
+before the model is asked and appended to (tools/seg_cache.h); the file is locked while the
+Tokenizer lives, so a second writer (process or Tokenizer) on it raises RuntimeError.)")
+      .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&>(),
+           py::arg("path"), py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
+           py::arg("self_test") = true, py::arg("cache_file") = "")
       .def("encode", &Tokenizer::encode, py::arg("text"), py::arg("allow_invalid") = false,
            "Ids of one text (str, or bytes with allow_invalid=True for invalid UTF-8 as byte "
            "tokens); the ids `morpheus encode` writes for that line.")
@@ -181,5 +191,10 @@ error.)")
       .def_property_readonly("table_hits", &Tokenizer::table_hits,
                              "Letter runs answered by the segmentation table so far.")
       .def_property_readonly("model_runs", &Tokenizer::model_runs,
-                             "Letter runs sent to the model so far.");
+                             "Letter runs sent to the model so far.")
+      .def_property_readonly("cache_file", &Tokenizer::cache_file,
+                             "The persistent segmentation cache file, or \"\" without one.")
+      .def_property_readonly("cache_file_hits", &Tokenizer::cache_file_hits,
+                             "Distinct letter runs the cache file answered so far (instead of "
+                             "the model).");
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <utility>
 
 #include "core/file_util.h"
@@ -89,6 +90,9 @@ StatusOr<faiss::Index*> new_index(size_t rows, size_t dim, const AnnBuildOptions
 
 struct AnnIndex::Impl {
   std::unique_ptr<faiss::Index> index;
+  // Held while a search writes nprobe into the index itself: only for an IVF index inside a
+  // wrapper (a FAISS file `index build` did not write), which takes no per-call parameters.
+  std::mutex wrapped_ivf;
 };
 
 AnnIndex::AnnIndex() : impl_(std::make_unique<Impl>()) {}
@@ -172,12 +176,23 @@ Status AnnIndex::save(const std::string& path, const std::vector<std::string>& w
 StatusOr<std::vector<std::vector<Neighbor>>> AnnIndex::search(
     const std::vector<float>& queries, size_t k, const AnnSearchOptions& options,
     const std::vector<std::vector<int64_t>>& exclude) const {
-  faiss::Index* index = impl_->index.get();
-  if (auto* hnsw = dynamic_cast<faiss::IndexHNSW*>(index)) {
-    hnsw->hnsw.efSearch = std::max(options.ef_search, static_cast<int>(k));
-  }
-  if (faiss::IndexIVF* ivf = faiss::ivflib::try_extract_index_ivf(index)) {
-    ivf->nprobe = std::max<size_t>(1, options.nprobe);
+  // efSearch / nprobe go to FAISS as per-call SearchParameters, never into the index, so a search
+  // writes nothing of the index and concurrent searches are safe (FAISS documents its CPU
+  // indexes as thread-safe for concurrent searches; writing the fields per call was a race).
+  const faiss::Index* index = impl_->index.get();
+  faiss::SearchParametersHNSW hnsw_params;
+  faiss::SearchParametersIVF ivf_params;
+  const faiss::SearchParameters* params = nullptr;
+  std::unique_lock<std::mutex> lock(impl_->wrapped_ivf, std::defer_lock);
+  if (dynamic_cast<const faiss::IndexHNSW*>(index) != nullptr) {
+    hnsw_params.efSearch = std::max(options.ef_search, static_cast<int>(k));
+    params = &hnsw_params;
+  } else if (dynamic_cast<const faiss::IndexIVF*>(index) != nullptr) {
+    ivf_params.nprobe = std::max<size_t>(1, options.nprobe);
+    params = &ivf_params;
+  } else if (faiss::IndexIVF* nested = faiss::ivflib::try_extract_index_ivf(impl_->index.get())) {
+    lock.lock();
+    nested->nprobe = std::max<size_t>(1, options.nprobe);
   }
   const size_t d = dim();
   const size_t nq = d > 0 ? queries.size() / d : 0;
@@ -189,7 +204,7 @@ StatusOr<std::vector<std::vector<Neighbor>>> AnnIndex::search(
   std::vector<faiss::Index::idx_t> ids(nq * want);
   try {
     index->search(static_cast<faiss::Index::idx_t>(nq), unit.data(),
-                  static_cast<faiss::Index::idx_t>(want), scores.data(), ids.data());
+                  static_cast<faiss::Index::idx_t>(want), scores.data(), ids.data(), params);
   } catch (const faiss::FaissException& e) {
     return faiss_error("searching the index", e);
   }

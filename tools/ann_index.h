@@ -55,7 +55,8 @@ class AnnIndex {
   Status save(const std::string& path, const std::vector<std::string>& words) const;
 
   // The k best rows for each of nq queries (nq × dim, normalised here), best first, leaving out
-  // the rows in exclude[q] (exclude may be empty).
+  // the rows in exclude[q] (exclude may be empty). Thread-safe: `options` apply to this call
+  // only (FAISS SearchParameters), so threads may search one index at once with any options.
   StatusOr<std::vector<std::vector<Neighbor>>> search(
       const std::vector<float>& queries, size_t k, const AnnSearchOptions& options,
       const std::vector<std::vector<int64_t>>& exclude = {}) const;

@@ -84,6 +84,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
       threshold_(options.threshold > 0 ? options.threshold : model_->config.threshold),
       cache_(std::make_unique<Cache>()) {
   model_->eval();
+  model_->to(options_.device);
   MORPHEUS_CHECK(max_chunk_ >= 1, "max_word_len must leave room for BOS and EOS");
 }
 
@@ -136,6 +137,7 @@ void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& c
       }
       acc[k][static_cast<int64_t>(chunk.size()) + 1] = model::kEosId;
     }
+    ids = ids.to(options_.device);
     const torch::Tensor mask = ids.ne(model::kPadId);
     const torch::Tensor cases = torch::zeros_like(ids);
     const torch::Tensor hidden = model_->char_encoder(ids, cases, mask);
@@ -277,9 +279,10 @@ torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) cons
       }
       iacc[k][static_cast<int64_t>(item.lower.size()) + 1] = model::kEosId;
     }
-    const torch::Tensor emb = model_->forward(ids, cases, true)
-                                  .word_embeddings.to(torch::kCPU, torch::kFloat)
-                                  .contiguous();
+    const torch::Tensor emb =
+        model_->forward(ids.to(options_.device), cases.to(options_.device), true)
+            .word_embeddings.to(torch::kCPU, torch::kFloat)
+            .contiguous();
     auto eacc = emb.accessor<float, 2>();
     for (int64_t k = 0; k < n; ++k) {
       const size_t w = items[order[pos + static_cast<size_t>(k)]].word;

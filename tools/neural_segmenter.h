@@ -31,11 +31,15 @@ struct NeuralSegmenterOptions {
   double threshold = 0;
   // When set, every word's pieces get the root snap (train/root_correction.h snap_pieces).
   std::shared_ptr<const train::RootLexicon> root_snap;
+  // Where the model runs (model::resolve_device of --device auto|cpu|cuda[:N]); inputs are built
+  // on the CPU and moved there, every result comes back to the CPU.
+  torch::Device device = torch::kCPU;
 };
 
 class NeuralSegmenter {
  public:
-  // `model` is switched to eval mode; `chars` maps lower-case characters to model char ids.
+  // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case
+  // characters to model char ids.
   NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
                   NeuralSegmenterOptions options = {});
   ~NeuralSegmenter();
@@ -52,12 +56,13 @@ class NeuralSegmenter {
   // how far the segmentation is from flipping. +inf for words of one character.
   float decision_margin(std::string_view word) const;
 
-  // Word embeddings [N,D] float32 on the CPU: the full model with hard boundaries on each word
-  // in its original case (case flags); a word longer than the model's length is the mean of
-  // its chunks' embeddings. Empty words get a zero row.
+  // Word embeddings [N,D] float32 on the CPU (whatever options.device is): the full model with
+  // hard boundaries on each word in its original case (case flags); a word longer than the
+  // model's length is the mean of its chunks' embeddings. Empty words get a zero row.
   torch::Tensor embed(const std::vector<std::string>& words) const;
 
   int64_t max_chunk_chars() const { return max_chunk_; }
+  const torch::Device& device() const { return options_.device; }
   int64_t embedding_dim() const;
   // Chunks run through the model / answered from the cache since construction.
   uint64_t model_chunks() const;

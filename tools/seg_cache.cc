@@ -167,7 +167,9 @@ StatusOr<std::unique_ptr<SegmentCache>> SegmentCache::open(const std::string& pa
                     "check that its directory exists and is writable");
   }
   if (::flock(cache->fd_, LOCK_EX | LOCK_NB) != 0) {
-    return failed_precondition(path + " is being written by another process",
+    return failed_precondition(path +
+                                   " is being written by another process (or by another open "
+                                   "tokenizer of this one)",
                                "give each shard its own --cache-file and join them afterwards "
                                "with morpheus cache merge");
   }

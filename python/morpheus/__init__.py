@@ -36,10 +36,11 @@ def model_server_binary():
 class Tokenizer(_tokenizer.Tokenizer):
     __doc__ = _tokenizer.Tokenizer.__doc__
 
-    def __init__(self, path, model_server=None, cache=1 << 20, self_test=True):
+    def __init__(self, path, model_server=None, cache=1 << 20, self_test=True, cache_file=None):
         if model_server is None:
             model_server = model_server_binary()
-        super().__init__(_os.fspath(path), model_server, cache, self_test)
+        cache_file = "" if cache_file is None else _os.fspath(cache_file)
+        super().__init__(_os.fspath(path), model_server, cache, self_test, cache_file)
 
 
 class Index:
@@ -48,6 +49,10 @@ class Index:
     ``search(vectors, k)`` ranks by cosine as ``morpheus neighbors --faiss`` does (the query rows
     are normalised; ``ef_search`` and ``nprobe`` as its flags) and returns, per row, a list of
     (word, cosine) pairs, best first.
+
+    ``ef_search`` and ``nprobe`` are set once, here, and never while searching, so several
+    threads may call ``search`` on one Index at once (FAISS CPU indexes are safe for concurrent
+    searches); python3-faiss releases the GIL inside ``index.search``, so they run in parallel.
     """
 
     def __init__(self, path, ef_search=64, nprobe=16):
@@ -70,6 +75,8 @@ class Index:
             ivf.nprobe = nprobe
 
     def search(self, vectors, k=10):
+        """Per query row, up to k (word, cosine) pairs, best first. Thread-safe; the FAISS search
+        runs without the GIL."""
         import faiss
         import numpy as np
 

@@ -17,6 +17,7 @@ class Tokenizer(_Tokenizer):
         model_server: Optional[str] = None,
         cache: int = 1048576,
         self_test: bool = True,
+        cache_file: Optional[Union[str, "PathLike[str]"]] = None,
     ) -> None: ...
 
 class Index:
@@ -25,4 +26,5 @@ class Index:
     def __init__(
         self, path: Union[str, "PathLike[str]"], ef_search: int = 64, nprobe: int = 16
     ) -> None: ...
+    # Thread-safe: ef_search / nprobe are set once in __init__; FAISS searches without the GIL.
     def search(self, vectors: npt.ArrayLike, k: int = 10) -> List[List[Tuple[str, float]]]: ...

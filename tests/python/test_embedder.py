@@ -54,3 +54,28 @@ def test_unknown_device_raises_value_error(tokdir):
 def test_missing_directory_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="no tokenizer.json"):
         morpheus.Embedder(str(tmp_path / "nothing"))
+
+
+@pytest.fixture(scope="module")
+def auto_embedder(tokdir):
+    return morpheus.Embedder(tokdir, device="auto")
+
+
+def test_auto_device_falls_back_to_the_cpu_rows(embedder, auto_embedder, dev_lines):
+    assert embedder.device == "cpu"
+    words = words_of(dev_lines, 50)
+    got = auto_embedder.embed(words)
+    assert got.dtype == np.float32 and got.shape == (len(words), embedder.dim)
+    if auto_embedder.device == "cpu":
+        np.testing.assert_array_equal(got, embedder.embed(words))
+    else:  # a CUDA LibTorch with a GPU: rows come back to the CPU as float32
+        assert auto_embedder.device.startswith("cuda")
+        np.testing.assert_allclose(got, embedder.embed(words), rtol=0, atol=1e-4)
+
+
+def test_cuda_without_cuda_raises_runtime_error(tokdir, auto_embedder):
+    if auto_embedder.device != "cpu":
+        pytest.skip("this LibTorch sees a CUDA device")
+    for device in ("cuda", "cuda:0"):
+        with pytest.raises(RuntimeError, match="CUDA is not available.*\nhint: use --device cpu"):
+            morpheus.Embedder(tokdir, device=device)

@@ -78,3 +78,17 @@ def test_morpheus_index_rejects_a_vocab_of_another_build(built, tmp_path):
     (tmp_path / "x.vocab").write_text("w0\n", encoding="utf-8")
     with pytest.raises(RuntimeError, match="x.vocab has 1 words but"):
         morpheus.Index(tmp_path / "x.faiss")
+
+
+def test_morpheus_index_searches_from_two_threads_equal_sequential_ones(built):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import morpheus
+
+    d, vectors, _ = built
+    index = morpheus.Index(d / "e.faiss")
+    blocks = [vectors[i : i + 25] for i in range(0, len(vectors), 25)]
+    sequential = [index.search(block, k=5) for block in blocks]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for _ in range(3):
+            assert list(pool.map(lambda block: index.search(block, k=5), blocks)) == sequential

@@ -104,3 +104,43 @@ def test_without_model_server_a_new_word_is_an_error(tokdir):
     tok = morpheus.Tokenizer(tokdir, model_server="")
     with pytest.raises(RuntimeError, match="no model segmenter"):
         tok.encode("zqxwvzqxw")
+
+
+NEW_WORDS = ["Zqxwvzqxwlarımızdan kuşkulandık.", "Qwxzvyqlerimizde ve Xqzvwyların evi"]
+
+
+def test_cache_file_is_written_and_serves_a_second_tokenizer(tokdir, morpheus_bin, tmp_path):
+    cache = tmp_path / "runs.cache"
+    first = morpheus.Tokenizer(tokdir, cache_file=cache)
+    assert first.cache_file == str(cache)
+    want = first.encode_batch(NEW_WORDS)
+    assert first.model_runs >= 2
+    with pytest.raises(RuntimeError, match="being written by another process"):
+        morpheus.Tokenizer(tokdir, cache_file=cache)  # the file is locked while `first` lives
+    del first  # closes (and unlocks) the file
+    dump = run_cli(morpheus_bin, "cache", "dump", str(cache)).decode().splitlines()
+    runs = {line.split("\t")[0] for line in dump}
+    assert {"zqxwvzqxwlarımızdan", "qwxzvyqlerimizde"} <= runs
+    size = cache.stat().st_size
+    # Without a model server a run outside the table is an error, so the cache file answers.
+    second = morpheus.Tokenizer(tokdir, model_server="", cache_file=cache)
+    assert second.encode_batch(NEW_WORDS) == want
+    assert [second.encode(text) for text in NEW_WORDS] == want
+    assert second.model_runs == 0 and second.cache_file_hits >= 2
+    del second
+    assert cache.stat().st_size == size  # nothing new to append
+
+
+def test_cache_file_of_the_cli_serves_the_python_tokenizer(tokdir, morpheus_bin, tmp_path):
+    cache = tmp_path / "cli.cache"
+    cli = run_cli(morpheus_bin, "encode", "--model", tokdir, "--cache-file", str(cache), "-",
+                  stdin="\n".join(NEW_WORDS).encode() + b"\n")
+    cli_ids = [[int(x) for x in line.split()] for line in cli.decode().splitlines()]
+    tok = morpheus.Tokenizer(tokdir, model_server="", cache_file=cache)
+    assert [tok.encode(text) for text in NEW_WORDS] == cli_ids
+    assert tok.model_runs == 0
+
+
+def test_cache_file_in_a_missing_directory_raises_os_error(tokdir, tmp_path):
+    with pytest.raises(OSError, match="cannot open the cache file"):
+        morpheus.Tokenizer(tokdir, cache_file=tmp_path / "no" / "such.cache")
