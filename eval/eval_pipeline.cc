@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The evaluation pipeline: config, gold sets, system runs (subprocesses), metric tables.
+// The evaluation pipeline: gold sets, system runs (subprocesses), the table registry.
 #include "eval/eval_pipeline.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <functional>
 #include <optional>
 #include <random>
 #include <set>
@@ -24,6 +24,7 @@
 #include "eval/gold_policy.h"
 #include "eval/morph_metrics.h"
 #include "eval/plot.h"
+#include "eval/published_figures.h"
 #include "eval/report.h"
 #include "tokenizer/pretokenizer.h"
 
@@ -34,119 +35,7 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------------------------------------
-// Configuration
-
-struct GoldPaths {
-  std::string mc2010, ud_stem_boundary, morphscore_v1, ud_types, penn, sigmorphon, ud_dir,
-      hybrid_lexicon, sentences;
-};
-
-struct EmbeddingOptions {
-  size_t min_family_forms = 3, max_words = 6000, max_pairs = 20000, probe_folds = 5;
-  size_t probe_max_items = 3000, probe_min_class = 20, probe_iterations = 200, pca_families = 10;
-  size_t pca_max_forms = 30;
-  uint64_t seed = 42;
-};
-
-struct EvalConfig {
-  GoldPaths gold;
-  std::string training_text;          // the text every trained system learned from
-  GoldPart part = GoldPart::kReport;  // the part of every gold set the tables score
-  std::vector<std::string> tuning;    // what was tuned on what (report.md section)
-  size_t warm_runs = 3, max_chars = 0;
-  EmbeddingOptions emb;
-  std::vector<SystemSpec> systems;
-};
-
-std::string shell_quote(const std::string& s);
-
-// "{shared_data}" in `text` replaced by `value` (the data folder beside the checkout).
-std::string with_shared_data(std::string text, const std::string& value) {
-  static const std::string kKey = "{shared_data}";
-  for (size_t pos = text.find(kKey); pos != std::string::npos; pos = text.find(kKey, pos)) {
-    text.replace(pos, kKey.size(), value);
-    pos += value.size();
-  }
-  return text;
-}
-
-// The shared data folder: $MORPHEUS_SHARED_DATA when set, else the config's "shared_data".
-std::string shared_data_dir(const json& j) {
-  const char* env = std::getenv("MORPHEUS_SHARED_DATA");
-  return env != nullptr && *env != '\0' ? env : j.at("shared_data").get<std::string>();
-}
-
-StatusOr<EvalConfig> parse_config(const json& j) {
-  EvalConfig c;
-  std::string shared;
-  try {
-    shared = shared_data_dir(j);
-    const json& g = j.at("gold");
-    const auto path = [&](const char* key) {
-      return with_shared_data(g.at(key).get<std::string>(), shared);
-    };
-    c.gold = {
-        path("mc2010"),   path("ud_stem_boundary"), path("morphscore_v1"), path("ud_types"),
-        path("penn"),     path("sigmorphon"),       path("ud_dir"),        path("hybrid_lexicon"),
-        path("sentences")};
-    c.training_text = j.at("training_text").get<std::string>();
-    MORPHEUS_ASSIGN_OR_RETURN(c.part, parse_gold_part(j.at("split").get<std::string>()));
-    c.tuning = j.at("tuning").get<std::vector<std::string>>();
-    c.warm_runs = j.at("speed").at("warm_runs").get<size_t>();
-    c.max_chars = j.at("speed").at("max_chars").get<size_t>();
-    const json& e = j.at("embeddings");
-    c.emb.min_family_forms = e.at("min_family_forms").get<size_t>();
-    c.emb.max_words = e.at("max_words").get<size_t>();
-    c.emb.max_pairs = e.at("max_pairs").get<size_t>();
-    c.emb.probe_folds = e.at("probe_folds").get<size_t>();
-    c.emb.probe_max_items = e.at("probe_max_items").get<size_t>();
-    c.emb.probe_min_class = e.at("probe_min_class").get<size_t>();
-    c.emb.probe_iterations = e.at("probe_iterations").get<size_t>();
-    c.emb.pca_families = e.at("pca_families").get<size_t>();
-    c.emb.pca_max_forms = e.at("pca_max_forms").get<size_t>();
-    c.emb.seed = e.at("seed").get<uint64_t>();
-  } catch (const json::exception& ex) {
-    return invalid_argument(std::string("eval config: ") + ex.what(),
-                            "compare with configs/eval.json");
-  }
-  if (c.emb.probe_folds < 2)
-    return invalid_argument("eval config: embeddings.probe_folds must be ≥ 2");
-  if (c.emb.min_family_forms < 2) {
-    return invalid_argument("eval config: embeddings.min_family_forms must be ≥ 2");
-  }
-  const json& systems = j.at("systems");
-  if (!systems.is_array()) return invalid_argument("eval config: 'systems' must be an array");
-  std::set<std::string> names;
-  for (size_t i = 0; i < systems.size(); ++i) {
-    MORPHEUS_ASSIGN_OR_RETURN(SystemSpec s, parse_system(systems[i], i));
-    for (std::string* command : {&s.setup, &s.segment, &s.encode, &s.decode, &s.embed}) {
-      *command = with_shared_data(*command, shell_quote(shared));
-    }
-    for (std::string* path : {&s.setup_creates, &s.segmentations, &s.embeddings, &s.table_words}) {
-      *path = with_shared_data(*path, shared);
-    }
-    if (!names.insert(s.name).second) {
-      return invalid_argument("eval config: systems[" + std::to_string(i) + "]: duplicate name '" +
-                              s.name + "'");
-    }
-    c.systems.push_back(std::move(s));
-  }
-  return c;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Subprocesses
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
 
 struct CommandRun {
   bool ok = false;
@@ -237,7 +126,7 @@ const auto kWordOf = [](const auto& item) -> const std::string& { return item.wo
 // The segmentation gold sets, case-folded and restricted to the configured part.
 Status load_segmentation_gold(const EvalConfig& c, GoldSets* g) {
   const GoldPaths& p = c.gold;
-  const GoldPart part = c.part;
+  const GoldPart part = c.part();
   if (!p.mc2010.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldSegmentation> mc, load_mc2010(p.mc2010));
     g->mc2010 = fold_case(mc);
@@ -294,7 +183,7 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
   if (!p.penn.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(penn, load_penn(p.penn));
     g.penn = fold_case(penn_types(penn));
-    MORPHEUS_RETURN_IF_ERROR(keep_part("penn", c.part, &g.penn, kWordOf));
+    MORPHEUS_RETURN_IF_ERROR(keep_part("penn", c.part(), &g.penn, kWordOf));
   }
   if (!p.hybrid_lexicon.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(TurkishLexicon lex, load_hybrid_lexicon(p.hybrid_lexicon));
@@ -306,7 +195,8 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
     std::string line;
     while (reader.next(&line)) {
       const size_t len = utf8::length(line);
-      if (c.max_chars > 0 && g.text_chars + len > c.max_chars && !g.sentences.empty()) break;
+      if (c.speed.max_chars > 0 && g.text_chars + len > c.speed.max_chars && !g.sentences.empty())
+        break;
       g.text_chars += len + 1;
       g.sentences.push_back(line);
     }
@@ -323,20 +213,22 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
   }
   if (!p.ud_dir.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<UdToken> ud, load_conllu_dir(p.ud_dir));
-    const RootFamilies families = build_root_families(ud, penn, c.emb.min_family_forms);
+    const RootFamilies families = build_root_families(ud, penn, c.embeddings.min_family_forms);
     g.families_total = families.size();
     std::vector<std::string> names;
     for (const auto& [lemma, forms] : families) {
       names.push_back(lemma);
       g.family_words_total += forms.size();
     }
-    std::mt19937_64 rng(c.emb.seed);
+    std::mt19937_64 rng(c.embeddings.seed);
     std::shuffle(names.begin(), names.end(), rng);
     MORPHEUS_ASSIGN_OR_RETURN(const double family_fraction, tune_fraction("families"));
     for (const std::string& lemma : names) {
-      if (!in_part(lemma, family_fraction, c.part)) continue;
+      if (!in_part(lemma, family_fraction, c.part())) continue;
       const auto& forms = families.at(lemma);
-      if (c.emb.max_words > 0 && g.family_words.size() + forms.size() > c.emb.max_words) continue;
+      if (c.embeddings.max_words > 0 &&
+          g.family_words.size() + forms.size() > c.embeddings.max_words)
+        continue;
       const int label = static_cast<int>(g.family_names.size());
       g.family_names.push_back(lemma);
       for (const std::string& f : forms) {
@@ -344,12 +236,12 @@ StatusOr<GoldSets> load_gold(const EvalConfig& c) {
         g.family_labels.push_back(label);
       }
     }
-    g.number_items = build_probe_items(ud, "Number", c.emb.probe_min_class);
-    g.case_items = build_probe_items(ud, "Case", c.emb.probe_min_class);
-    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part, &g.number_items, kWordOf));
-    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part, &g.case_items, kWordOf));
-    g.number_items = seeded_sample(g.number_items, c.emb.probe_max_items, c.emb.seed);
-    g.case_items = seeded_sample(g.case_items, c.emb.probe_max_items, c.emb.seed + 1);
+    g.number_items = build_probe_items(ud, "Number", c.embeddings.probe_min_class);
+    g.case_items = build_probe_items(ud, "Case", c.embeddings.probe_min_class);
+    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part(), &g.number_items, kWordOf));
+    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part(), &g.case_items, kWordOf));
+    g.number_items = seeded_sample(g.number_items, c.embeddings.probe_max_items, c.embeddings.seed);
+    g.case_items = seeded_sample(g.case_items, c.embeddings.probe_max_items, c.embeddings.seed + 1);
   }
   return g;
 }
@@ -468,7 +360,7 @@ void run_codec(const EvalConfig& c, const std::string& work, const std::string& 
   const std::string ids = path_join(work, tag + ".ids");
   const std::string back = path_join(work, tag + ".decoded");
   std::vector<double> enc, dec;
-  const size_t runs = timed ? 1 + c.warm_runs : 1;
+  const size_t runs = timed ? 1 + c.speed.warm_runs : 1;
   for (size_t i = 0; i < runs; ++i) {
     auto e = run_template(r->spec.encode, {{"input", input}, {"output", ids}, {"work", work}}, log);
     if (!e.ok() || !e->ok) {
@@ -610,69 +502,6 @@ SystemResult run_system(const EvalConfig& c, const SystemSpec& spec, const std::
   }
   return r;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Published figures (morpheus_pipeline.md §5), keyed by table id and the system's "published".
-
-std::optional<double> published_value(const std::string& table, const std::string& system) {
-  static const std::map<std::string, std::map<std::string, double>> kTable = {
-      {"morphscore_ud",
-       {{"turkish-tokenizer", 0.6476},
-        {"morfessor", 0.5893},
-        {"morpheus", 0.6081},
-        {"unigram-64k", 0.3167},
-        {"byte_bpe-64k", 0.324},
-        {"bpe-64k", 0.3223},
-        {"wordpiece-64k", 0.2701}}},
-      {"roundtrip",
-       {{"bpe-64k", 1.0},
-        {"byte_bpe-64k", 1.0},
-        {"unigram-64k", 1.0},
-        {"morpheus", 1.0},
-        {"turkish-tokenizer", 0.9543},
-        {"wordpiece-64k", 0.5816}}},
-      {"sigmorphon",
-       {{"morfessor", 0.7815},
-        {"morpheus", 0.7617},
-        {"turkish-tokenizer", 0.7114},
-        {"bpe-64k", 0.653},
-        {"byte_bpe-64k", 0.6437},
-        {"unigram-64k", 0.6063},
-        {"wordpiece-64k", 0.3329}}},
-      {"surface_fidelity",
-       {{"morpheus", 66.0},
-        {"morfessor", 46.0},
-        {"bpe-64k", 36.0},
-        {"unigram-64k", 32.0},
-        {"wordpiece-64k", 18.0},
-        {"byte_bpe-64k", 32.0},
-        {"turkish-tokenizer", 64.0}}},
-      {"lexicon",
-       {{"bpe-64k", 48.81},
-        {"byte_bpe-64k", 49.11},
-        {"unigram-64k", 49.98},
-        {"wordpiece-64k", 40.09},
-        {"morfessor", 77.8},
-        {"morpheus", 83.52},
-        {"turkish-tokenizer", 78.19}}},
-      {"speed",
-       {{"bpe-64k", 983570},
-        {"byte_bpe-64k", 1021152},
-        {"unigram-64k", 4828842},
-        {"wordpiece-64k", 2243155},
-        {"morfessor", 9459257},
-        {"turkish-tokenizer", 6081324},
-        {"morpheus", 3961417}}},
-      {"retrieval", {{"morpheus", 0.8542}}},
-      {"same_root_auc", {{"morpheus", 1.0}}},
-      {"probes", {{"morpheus", 0.5925}}},
-  };
-  auto t = kTable.find(table);
-  if (t == kTable.end() || system.empty()) return std::nullopt;
-  auto v = t->second.find(system);
-  return v == t->second.end() ? std::nullopt : std::optional<double>(v->second);
-}
-
 ReportRow na_row(const SystemResult& r, size_t columns, const std::string& note) {
   ReportRow row;
   row.system = r.spec.name;
@@ -712,82 +541,6 @@ std::optional<double> count_value(bool known, size_t n) {
 std::string count_note(size_t missing) {
   return missing == 0 ? "" : std::to_string(missing) + " words without output";
 }
-
-ReportTable morphscore_table(const std::string& id, const std::string& title,
-                             const std::string& desc, const std::vector<MorphScoreItem>& gold,
-                             const GoldSets& g, const std::vector<SystemResult>& systems,
-                             bool published) {
-  ReportTable t;
-  t.id = id;
-  t.title = title;
-  t.description = desc;
-  t.columns = {"macro_f1", "f1_seen", "f1_unseen", "n_seen",     "n_unseen",
-               "mean_R",   "mean_P",  "micro_F1",  "single_tok", "len_mismatch"};
-  t.plot_columns = {0, 1, 2};
-  t.integer_columns = {3, 4};
-  if (published) t.published_label = "paper §5.1 macro_f1";
-  const SeenSplit<MorphScoreItem> parts = split_seen(gold, g.seen);
-  for (const SystemResult& r : systems) {
-    if (!r.has_seg) {
-      t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-      continue;
-    }
-    const MorphScoreResult m = morphscore(gold, lookup_of(r));
-    std::optional<double> seen_f1, unseen_f1;
-    if (parts.known && !parts.seen.empty()) seen_f1 = morphscore(parts.seen, lookup_of(r)).macro_f1;
-    if (parts.known && !parts.unseen.empty()) {
-      unseen_f1 = morphscore(parts.unseen, lookup_of(r)).macro_f1;
-    }
-    ReportRow row{r.spec.name,
-                  {m.macro_f1, seen_f1, unseen_f1, count_value(parts.known, parts.seen.size()),
-                   count_value(parts.known, parts.unseen.size()), m.mean_recall, m.mean_precision,
-                   m.micro_f1, m.single_token_rate, m.length_mismatch_rate},
-                  m.words,
-                  published ? published_value(id, r.spec.published) : std::nullopt,
-                  count_note(m.missing)};
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-ReportTable boundary_table(const std::string& id, const std::string& title, const std::string& desc,
-                           const std::vector<GoldSegmentation>& gold, const GoldSets& g,
-                           const std::vector<SystemResult>& systems) {
-  ReportTable t;
-  t.id = id;
-  t.title = title;
-  t.description = desc;
-  t.columns = {"micro_P",   "micro_R", "micro_F1", "F1_seen",
-               "F1_unseen", "n_seen",  "n_unseen", "macro_F1"};
-  t.headline = 2;
-  t.plot_columns = {2, 3, 4};
-  t.integer_columns = {5, 6};
-  const SeenSplit<GoldSegmentation> parts = split_seen(gold, g.seen);
-  for (const SystemResult& r : systems) {
-    if (!r.has_seg) {
-      t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-      continue;
-    }
-    size_t missing = 0;
-    const BoundaryScores s = boundary_scores(gold, lookup_of(r), &missing);
-    std::optional<double> seen_f1, unseen_f1;
-    if (parts.known && !parts.seen.empty()) {
-      seen_f1 = boundary_scores(parts.seen, lookup_of(r), nullptr).f1;
-    }
-    if (parts.known && !parts.unseen.empty()) {
-      unseen_f1 = boundary_scores(parts.unseen, lookup_of(r), nullptr).f1;
-    }
-    t.rows.push_back({r.spec.name,
-                      {s.precision, s.recall, s.f1, seen_f1, unseen_f1,
-                       count_value(parts.known, parts.seen.size()),
-                       count_value(parts.known, parts.unseen.size()), s.macro_f1},
-                      s.words,
-                      std::nullopt,
-                      count_note(missing)});
-  }
-  return t;
-}
-
 // Embedding rows restricted to the words the system has vectors for.
 struct EmbeddingSubset {
   Matrix x;
@@ -854,133 +607,582 @@ std::optional<double> unseen_text_share(const GoldSets& g) {
   return static_cast<double>(unseen.size()) / static_cast<double>(distinct.size());
 }
 
-ReportTable speed_table(const EvalConfig& c, const GoldSets& g,
+// ---------------------------------------------------------------------------------------------
+// Report tables: a registry of entries (id, title, columns, row function); each table is one
+// short function below, and build_table runs an entry over every system.
+
+// Everything a table is computed from.
+struct EvalInputs {
+  const EvalConfig& c;
+  const GoldSets& g;
+  const std::vector<std::string>& words;  // the segmentation word list
+};
+
+// What a system must have produced for a table to score it; without it the row is n/a.
+enum class Needs { kSegmentation, kRoundTrip, kTimedCodec, kEmbeddings };
+
+using RowFn = std::function<ReportRow(const EvalInputs&, const SystemResult&)>;
+
+struct TableEntry {
+  ReportTable layout;  // id, title, columns and display options; no rows
+  Needs needs = Needs::kSegmentation;
+  RowFn row;                                               // one scored system's row
+  std::function<bool(const EvalInputs&)> present;          // null: always in the report
+  std::function<std::string(const EvalInputs&)> describe;  // null: layout.description
+};
+
+TableEntry make_entry(std::string id, std::string title, std::vector<std::string> columns,
+                      Needs needs, RowFn row) {
+  TableEntry e;
+  e.layout.id = std::move(id);
+  e.layout.title = std::move(title);
+  e.layout.columns = std::move(columns);
+  e.needs = needs;
+  e.row = std::move(row);
+  return e;
+}
+
+// The note of an n/a row when `r` lacks what `needs` names; nullopt when it has it.
+std::optional<std::string> missing_output(const SystemResult& r, Needs needs) {
+  switch (needs) {
+    case Needs::kSegmentation:
+      if (!r.has_seg) return r.seg_note;
+      break;
+    case Needs::kRoundTrip:
+      if (!r.rt_words && !r.rt_sentences) return r.codec_note;
+      break;
+    case Needs::kTimedCodec:
+      if (!r.enc_cold) return r.codec_note;
+      break;
+    case Needs::kEmbeddings:
+      if (!r.emb) return r.emb_note;
+      break;
+  }
+  return std::nullopt;
+}
+
+ReportTable build_table(const TableEntry& e, const EvalInputs& in,
                         const std::vector<SystemResult>& systems) {
-  ReportTable t;
-  t.id = "speed";
-  t.title = "Encode / decode speed (same text for every system)";
-  const std::optional<double> unseen = unseen_text_share(g);
-  t.description =
-      "Wall time of the encode and decode commands on the whole evaluation text (" +
-      std::to_string(g.text_chars) + " characters, " + std::to_string(g.text_words) +
-      " non-space spans" +
-      (unseen ? ", " + format_value(100.0 * *unseen, 1) +
-                    " % of its distinct letter runs are not training types"
-              : std::string()) +
-      "), process start and model load included. cold = the first run; warm = median of " +
-      std::to_string(c.warm_runs) +
-      " further runs (OS file cache warm; a memoising tokenizer starts empty in each process). "
-      "in_table = share of the text's distinct letter runs held by the system's segmentation "
-      "table (systems with one): below 1 the misses go to the model (a cold table, as a user "
-      "has it on new text); 1 = a table exported with the text's own words (warm table). The "
-      "paper's figure is in-process, warm cache.";
-  t.columns = {"enc_chars_s_cold", "enc_chars_s_warm", "dec_words_s_cold", "dec_words_s_warm",
-               "in_table"};
-  t.published_label = "paper §5.9 enc chars/s";
-  const auto rate = [](double amount, const std::optional<double>& secs) {
-    return secs && *secs > 0 ? std::optional<double>(amount / *secs) : std::nullopt;
-  };
+  ReportTable t = e.layout;
+  if (e.describe) t.description = e.describe(in);
   for (const SystemResult& r : systems) {
-    if (!r.enc_cold) {
-      t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
-      continue;
-    }
-    std::optional<double> in_table;
-    std::string note;
-    if (!r.spec.table_words.empty()) {
-      StatusOr<double> share = table_share(r.spec.table_words, g.letter_words);
-      if (share.ok()) {
-        in_table = *share;
-      } else {
-        note = share.status().message();
-      }
-    }
-    const auto chars = static_cast<double>(g.text_chars);
-    const auto w = static_cast<double>(g.text_words);
-    t.rows.push_back({r.spec.name,
-                      {rate(chars, r.enc_cold), rate(chars, r.enc_warm), rate(w, r.dec_cold),
-                       rate(w, r.dec_warm), in_table},
-                      g.text_chars,
-                      published_value("speed", r.spec.published),
-                      note});
+    const std::optional<std::string> missing = missing_output(r, e.needs);
+    t.rows.push_back(missing ? na_row(r, t.columns.size(), *missing) : e.row(in, r));
   }
   return t;
 }
 
+TableEntry coverage_entry() {
+  TableEntry e = make_entry("segmentation_coverage", "Segmentation output coverage",
+                            {"coverage", "non_spelling", "segment_s"}, Needs::kSegmentation,
+                            [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+                              size_t covered = 0;
+                              const SegmentationLookup lookup = lookup_of(r);
+                              for (const std::string& w : in.words) covered += lookup(w) != nullptr;
+                              const auto n = static_cast<double>(in.words.size());
+                              return {r.spec.name,
+                                      {in.words.empty() ? 0.0 : static_cast<double>(covered) / n,
+                                       r.seg_lines ? static_cast<double>(r.non_spelling) /
+                                                         static_cast<double>(r.seg_lines)
+                                                   : 0.0,
+                                       r.segment_seconds},
+                                      covered,
+                                      std::nullopt,
+                                      ""};
+                            });
+  e.layout.plot_columns = {0, 1};
+  e.describe = [](const EvalInputs& in) {
+    return "Share of the " + std::to_string(in.words.size()) +
+           " evaluation words each system segmented, and share of its lines whose "
+           "pieces do not concatenate to the word (lossy segmenters). segment s = wall "
+           "time of the single segment command on the whole list (process start and "
+           "model load included).";
+  };
+  return e;
+}
+
+// MorphScore (§4.1) of one system on gold set `set` (a GoldSets member), split seen/unseen.
+TableEntry morphscore_entry(std::string id, std::string title, std::string description,
+                            std::vector<MorphScoreItem> GoldSets::*set, bool published) {
+  TableEntry e = make_entry(
+      std::move(id), std::move(title),
+      {"macro_f1", "f1_seen", "f1_unseen", "n_seen", "n_unseen", "mean_R", "mean_P", "micro_F1",
+       "single_tok", "len_mismatch"},
+      Needs::kSegmentation, [set](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+        const std::vector<MorphScoreItem>& gold = in.g.*set;
+        const SeenSplit<MorphScoreItem> parts = split_seen(gold, in.g.seen);
+        const MorphScoreResult m = morphscore(gold, lookup_of(r));
+        std::optional<double> seen_f1, unseen_f1;
+        if (parts.known && !parts.seen.empty()) {
+          seen_f1 = morphscore(parts.seen, lookup_of(r)).macro_f1;
+        }
+        if (parts.known && !parts.unseen.empty()) {
+          unseen_f1 = morphscore(parts.unseen, lookup_of(r)).macro_f1;
+        }
+        return {r.spec.name,
+                {m.macro_f1, seen_f1, unseen_f1, count_value(parts.known, parts.seen.size()),
+                 count_value(parts.known, parts.unseen.size()), m.mean_recall, m.mean_precision,
+                 m.micro_f1, m.single_token_rate, m.length_mismatch_rate},
+                m.words,
+                std::nullopt,
+                count_note(m.missing)};
+      });
+  e.layout.description = std::move(description);
+  e.layout.plot_columns = {0, 1, 2};
+  e.layout.integer_columns = {3, 4};
+  if (published) e.layout.published_label = "paper §5.1 macro_f1";
+  e.present = [set](const EvalInputs& in) { return !(in.g.*set).empty(); };
+  return e;
+}
+
+// Boundary P/R/F1 of one system on gold set `set` (a GoldSets member), split seen/unseen.
+TableEntry boundary_entry(std::string id, std::string title, std::string description,
+                          std::vector<GoldSegmentation> GoldSets::*set) {
+  TableEntry e = make_entry(
+      std::move(id), std::move(title),
+      {"micro_P", "micro_R", "micro_F1", "F1_seen", "F1_unseen", "n_seen", "n_unseen", "macro_F1"},
+      Needs::kSegmentation, [set](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+        const std::vector<GoldSegmentation>& gold = in.g.*set;
+        const SeenSplit<GoldSegmentation> parts = split_seen(gold, in.g.seen);
+        size_t missing = 0;
+        const BoundaryScores s = boundary_scores(gold, lookup_of(r), &missing);
+        std::optional<double> seen_f1, unseen_f1;
+        if (parts.known && !parts.seen.empty()) {
+          seen_f1 = boundary_scores(parts.seen, lookup_of(r), nullptr).f1;
+        }
+        if (parts.known && !parts.unseen.empty()) {
+          unseen_f1 = boundary_scores(parts.unseen, lookup_of(r), nullptr).f1;
+        }
+        return {r.spec.name,
+                {s.precision, s.recall, s.f1, seen_f1, unseen_f1,
+                 count_value(parts.known, parts.seen.size()),
+                 count_value(parts.known, parts.unseen.size()), s.macro_f1},
+                s.words,
+                std::nullopt,
+                count_note(missing)};
+      });
+  e.layout.description = std::move(description);
+  e.layout.headline = 2;
+  e.layout.plot_columns = {2, 3, 4};
+  e.layout.integer_columns = {5, 6};
+  e.present = [set](const EvalInputs& in) { return !(in.g.*set).empty(); };
+  return e;
+}
+
+TableEntry sigmorphon_entry() {
+  TableEntry e = make_entry(
+      "sigmorphon", "SIGMORPHON 2022 lemma prefix / root in segments",
+      {"lemma_prefix", "verb_lp", "noun_lp", "root_in_segs", "first_seg", "exact_suffix_count",
+       "mean_diff", "mean_abs_diff"},
+      Needs::kSegmentation, [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+        const SigmorphonResult s = sigmorphon(in.g.sigmorphon, lookup_of(r));
+        return {r.spec.name,
+                {s.lemma_prefix, s.verb_lemma_prefix, s.noun_lemma_prefix, s.root_in_segments,
+                 s.first_segment, s.exact_suffix_count, s.mean_diff, s.mean_abs_diff},
+                s.words,
+                std::nullopt,
+                count_note(s.missing)};
+      });
+  e.layout.description =
+      "§4.3: single-word entries with 3 ≤ len ≤ 30; gold root = lemma (verbs: minus -mak/-mek); "
+      "canon = Turkish lower-case + final b/c/d/g/ğ → p/ç/t/k/k.";
+  e.layout.plot_columns = {0, 1, 2, 3, 4, 5};
+  e.layout.published_label = "paper §5.3 lemma_prefix";
+  e.present = [](const EvalInputs& in) { return !in.g.sigmorphon.empty(); };
+  return e;
+}
+
+TableEntry surface_fidelity_entry() {
+  TableEntry e = make_entry("surface_fidelity", "Surface fidelity on the 50 curated words",
+                            {"root_pct", "count_pct", "len_pct", "exact_pct"}, Needs::kSegmentation,
+                            [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+                              const SurfaceFidelityResult s =
+                                  surface_fidelity(in.g.curated, lookup_of(r));
+                              return {r.spec.name,
+                                      {s.root_pct, s.count_pct, s.len_pct, s.exact_pct},
+                                      s.words,
+                                      std::nullopt,
+                                      count_note(s.missing)};
+                            });
+  e.layout.description =
+      "§4.4: root = lower(first piece) == gold root; count, piece-length sequence, exact pieces. "
+      "Percentages of the curated words in the scored part (n).";
+  e.layout.decimals = 1;
+  e.layout.published_label = "paper §5.7 root %";
+  return e;
+}
+
+TableEntry lexicon_entry() {
+  TableEntry e = make_entry(
+      "lexicon", "Fertility, %TR and %Pure on letter tokens",
+      {"fertility", "chars_per_tok", "tr_pct", "pure_pct", "tr_pct_fw", "pure_pct_fw",
+       "distinct_tokens"},
+      Needs::kSegmentation, [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+        const LexiconResult l = lexicon_metrics(in.g.letter_words, lookup_of(r), *in.g.lexicon);
+        return {r.spec.name,
+                {l.fertility, l.chars_per_token, l.tr_pct, l.pure_pct, l.tr_pct_fw, l.pure_pct_fw,
+                 static_cast<double>(l.distinct_tokens)},
+                l.word_occurrences,
+                std::nullopt,
+                count_note(l.missing)};
+      });
+  e.layout.plot_columns = {2, 3, 4, 5};
+  e.layout.decimals = 3;
+  e.layout.integer_columns = {6};
+  e.layout.published_label = "paper §5.4 Pure% fw";
+  e.present = [](const EvalInputs& in) { return in.g.lexicon && !in.g.letter_words.empty(); };
+  e.describe = [](const EvalInputs& in) {
+    return "Letter words of the evaluation text (" + std::to_string(in.g.letter_words.size()) +
+           " distinct) segmented by each system; punctuation, digits and spaces are excluded for "
+           "every system alike (§7.5 item 25). Pure = the lower-cased piece is a root or suffix "
+           "of the hybrid lexicons; TR = pure, or root + suffix chain, or a chain of ≥ 2 "
+           "suffixes. Unique = share of distinct pieces; fw = share of piece occurrences. The "
+           "paper's figures are on TR-MMLU text with its own validator.";
+  };
+  return e;
+}
+
+TableEntry roundtrip_entry() {
+  TableEntry e =
+      make_entry("roundtrip", "Round trip decode(encode(x)) == x", {"words", "sentences"},
+                 Needs::kRoundTrip, [](const EvalInputs&, const SystemResult& r) -> ReportRow {
+                   return {r.spec.name,
+                           {r.rt_words, r.rt_sentences},
+                           r.rt_word_n + r.rt_sentence_n,
+                           std::nullopt,
+                           r.codec_note};
+                 });
+  e.layout.description =
+      "Exact equality, no strip. words = the UD stem-boundary forms, one per line; sentences = "
+      "the evaluation text lines with case and punctuation kept; n = words + sentences. The "
+      "paper's figure is on its lower-case letter-only word list.";
+  e.layout.published_label = "paper §5.2 (words)";
+  return e;
+}
+
+ReportRow speed_row(const EvalInputs& in, const SystemResult& r) {
+  const auto rate = [](double amount, const std::optional<double>& secs) {
+    return secs && *secs > 0 ? std::optional<double>(amount / *secs) : std::nullopt;
+  };
+  std::optional<double> in_table;
+  std::string note;
+  if (!r.spec.table_words.empty()) {
+    StatusOr<double> share = table_share(r.spec.table_words, in.g.letter_words);
+    if (share.ok()) {
+      in_table = *share;
+    } else {
+      note = share.status().message();
+    }
+  }
+  const auto chars = static_cast<double>(in.g.text_chars);
+  const auto w = static_cast<double>(in.g.text_words);
+  return {r.spec.name,
+          {rate(chars, r.enc_cold), rate(chars, r.enc_warm), rate(w, r.dec_cold),
+           rate(w, r.dec_warm), in_table},
+          in.g.text_chars,
+          std::nullopt,
+          note};
+}
+
+TableEntry speed_entry() {
+  TableEntry e = make_entry(
+      "speed", "Encode / decode speed (same text for every system)",
+      {"enc_chars_s_cold", "enc_chars_s_warm", "dec_words_s_cold", "dec_words_s_warm", "in_table"},
+      Needs::kTimedCodec, speed_row);
+  e.layout.published_label = "paper §5.9 enc chars/s";
+  e.describe = [](const EvalInputs& in) {
+    const std::optional<double> unseen = unseen_text_share(in.g);
+    return "Wall time of the encode and decode commands on the whole evaluation text (" +
+           std::to_string(in.g.text_chars) + " characters, " + std::to_string(in.g.text_words) +
+           " non-space spans" +
+           (unseen ? ", " + format_value(100.0 * *unseen, 1) +
+                         " % of its distinct letter runs are not training types"
+                   : std::string()) +
+           "), process start and model load included. cold = the first run; warm = median of " +
+           std::to_string(in.c.speed.warm_runs) +
+           " further runs (OS file cache warm; a memoising tokenizer starts empty in each "
+           "process). in_table = share of the text's distinct letter runs held by the system's "
+           "segmentation table (systems with one): below 1 the misses go to the model (a cold "
+           "table, as a user has it on new text); 1 = a table exported with the text's own "
+           "words (warm table). The paper's figure is in-process, warm cache.";
+  };
+  return e;
+}
+
+bool has_families(const EvalInputs& in) { return !in.g.family_words.empty(); }
+
+TableEntry retrieval_entry() {
+  TableEntry e =
+      make_entry("retrieval", "Root-family retrieval (query excluded)",
+                 {"MAP", "MRR", "R@1", "R@5", "R@10", "P@R", "MAP_ref", "coverage"},
+                 Needs::kEmbeddings, [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+                   MORPHEUS_LOG(kInfo, "eval: embedding metrics for ", r.spec.name);
+                   const EmbeddingSubset s = subset(*r.emb, in.g.family_words, in.g.family_labels);
+                   const RetrievalResult ours = family_retrieval(s.x, s.labels, false);
+                   const RetrievalResult ref = family_retrieval(s.x, s.labels, true);
+                   const double coverage = static_cast<double>(s.x.rows) /
+                                           static_cast<double>(in.g.family_words.size());
+                   return {r.spec.name,
+                           {ours.map, ours.mrr, ours.recall_at_1, ours.recall_at_5,
+                            ours.recall_at_10, ours.precision_at_r, ref.map, coverage},
+                           ours.queries,
+                           std::nullopt,
+                           ""};
+                 });
+  e.layout.plot_columns = {0, 1, 2, 3, 5};
+  e.layout.published_label = "paper §5.10 MAP (48 words, query counted)";
+  e.present = has_families;
+  e.describe = [](const EvalInputs& in) {
+    return "Families = lower-cased forms sharing a gold lemma in the UD treebanks and the Penn "
+           "Treebank, ≥ " +
+           std::to_string(in.c.embeddings.min_family_forms) + " distinct forms (" +
+           std::to_string(in.g.families_total) + " families, " +
+           std::to_string(in.g.family_words_total) + " forms; a seeded sample of " +
+           std::to_string(in.g.family_names.size()) + " families / " +
+           std::to_string(in.g.family_words.size()) +
+           " forms is used). Each form queries all other forms by cosine; the query itself is "
+           "excluded. MAP_ref = the reference's definition (query re-enters last and counts), "
+           "for comparison with its 0.8542 ceiling on 48 words. n = queries.";
+  };
+  return e;
+}
+
+TableEntry same_root_auc_entry() {
+  TableEntry e =
+      make_entry("same_root_auc", "Same-root pair ROC-AUC", {"roc_auc"}, Needs::kEmbeddings,
+                 [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+                   const EmbeddingOptions& o = in.c.embeddings;
+                   const EmbeddingSubset s = subset(*r.emb, in.g.family_words, in.g.family_labels);
+                   const PairAucResult a = same_root_auc(s.x, s.labels, o.max_pairs, o.seed);
+                   return {r.spec.name, {a.auc}, a.positives + a.negatives, std::nullopt, ""};
+                 });
+  e.layout.published_label = "paper §5.10 (120+120 pairs)";
+  e.present = has_families;
+  e.describe = [](const EvalInputs& in) {
+    return "Cosine of within-family pairs (≤ " + std::to_string(in.c.embeddings.max_pairs) +
+           " sampled) vs as many random cross-family pairs (seed " +
+           std::to_string(in.c.embeddings.seed) + "). n = pairs.";
+  };
+  return e;
+}
+
+TableEntry probes_entry() {
+  TableEntry e = make_entry(
+      "probes", "Number and case probes (NOUN forms, UD features)",
+      {"number_acc", "number_majority", "case_acc", "case_majority"}, Needs::kEmbeddings,
+      [](const EvalInputs& in, const SystemResult& r) -> ReportRow {
+        const EmbeddingOptions& o = in.c.embeddings;
+        const EmbeddingSubset pn = probe_subset(*r.emb, in.g.number_items);
+        const EmbeddingSubset pc = probe_subset(*r.emb, in.g.case_items);
+        const ProbeResult number =
+            logistic_probe(pn.x, pn.labels, o.probe_folds, o.seed, 1.0, o.probe_iterations);
+        const ProbeResult cases =
+            logistic_probe(pc.x, pc.labels, o.probe_folds, o.seed, 1.0, o.probe_iterations);
+        return {r.spec.name,
+                {number.accuracy, number.majority, cases.accuracy, cases.majority},
+                number.items + cases.items,
+                std::nullopt,
+                ""};
+      });
+  e.layout.published_label = "paper §5.10 number acc";
+  e.present = has_families;
+  e.describe = [](const EvalInputs& in) {
+    return "Multinomial logistic regression (C = 1, standardised features), stratified " +
+           std::to_string(in.c.embeddings.probe_folds) +
+           "-fold cross-validation; items = distinct NOUN forms with one unambiguous value, "
+           "classes with ≥ " +
+           std::to_string(in.c.embeddings.probe_min_class) + " items (" +
+           std::to_string(in.g.number_items.size()) + " number, " +
+           std::to_string(in.g.case_items.size()) +
+           " case items before coverage). n = number + case items. Majority = majority-class "
+           "accuracy.";
+  };
+  return e;
+}
+
+// Every table of the report, in report order.
+std::vector<TableEntry> table_registry() {
+  std::vector<TableEntry> tables;
+  tables.push_back(coverage_entry());
+  tables.push_back(morphscore_entry(
+      "morphscore_ud", "MorphScore: UD stem boundaries",
+      "§4.1 exactly: gold = stem edges only; a prediction with ≤ 1 piece scores P = R = 0; "
+      "macro_f1 = F1(mean P, mean R); fw = weighted by token frequency in the file. Data: "
+      "gold/ud_stem_boundary_tokens.tsv (all UD treebanks, stem == lemma, deduplicated). The "
+      "paper's figure is on its 30,193-row Kenet file.",
+      &GoldSets::ud_stem, true));
+  tables.push_back(morphscore_entry(
+      "morphscore_v1", "MorphScore: MorphScore v1 Turkish file",
+      "Same definition on gold/morphscore_turkish.csv (verbs; stem + suffix chain).",
+      &GoldSets::morphscore_v1, false));
+  tables.push_back(boundary_entry(
+      "boundary_mc2010", "Boundary P/R/F1: Morpho Challenge 2010",
+      "Interior boundaries vs the best-matching gold alternative per word; micro = pooled "
+      "counts, macro = mean over words with ≥ 1 predicted (P) / gold (R) boundary, macro F1 = "
+      "F1(macro P, macro R).",
+      &GoldSets::mc2010));
+  tables.push_back(boundary_entry(
+      "boundary_ud", "Boundary P/R/F1: UD analyzer segmentations (UNIQUE rows)",
+      "gold/ud_types_segmentation.tsv, rows whose Starlang parse rooted at the UD lemma is "
+      "unique.",
+      &GoldSets::ud_unique));
+  tables.push_back(boundary_entry(
+      "boundary_penn", "Boundary P/R/F1: Penn Treebank segmentations",
+      "gold/penn_tokens_segmentation.tsv grouped into word types (distinct gold segmentations "
+      "of a type are alternatives).",
+      &GoldSets::penn));
+  tables.push_back(sigmorphon_entry());
+  tables.push_back(surface_fidelity_entry());
+  tables.push_back(lexicon_entry());
+  tables.push_back(roundtrip_entry());
+  tables.push_back(speed_entry());
+  tables.push_back(retrieval_entry());
+  tables.push_back(same_root_auc_entry());
+  tables.push_back(probes_entry());
+  return tables;
+}
+
+// A 2-D PCA map of the system's largest root families, written to out_dir/figures/; nullopt
+// when fewer than two of its words are drawn.
+StatusOr<std::optional<ReportFigure>> pca_figure(const EvalInputs& in, const SystemResult& r,
+                                                 const std::string& out_dir) {
+  const EmbeddingOptions& o = in.c.embeddings;
+  const EmbeddingSubset s = subset(*r.emb, in.g.family_words, in.g.family_labels);
+  std::map<int, size_t> size_of;
+  for (int l : s.labels) ++size_of[l];
+  std::vector<std::pair<size_t, int>> by_size;
+  for (const auto& [l, n] : size_of) by_size.emplace_back(n, l);
+  std::sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  if (by_size.size() > o.pca_families) by_size.resize(o.pca_families);
+  std::map<int, size_t> group_of;
+  std::vector<std::string> group_names;
+  for (const auto& [n, l] : by_size) {
+    group_of[l] = group_names.size();
+    group_names.push_back(in.g.family_names[static_cast<size_t>(l)] + " (" + std::to_string(n) +
+                          ")");
+  }
+  Matrix sel;
+  sel.cols = s.x.cols;
+  std::vector<size_t> groups;
+  std::vector<size_t> taken(group_names.size(), 0);
+  for (size_t i = 0; i < s.x.rows; ++i) {
+    auto it = group_of.find(s.labels[i]);
+    if (it == group_of.end() || taken[it->second] >= o.pca_max_forms) continue;
+    ++taken[it->second];
+    sel.data.insert(sel.data.end(), s.x.row(i), s.x.row(i) + s.x.cols);
+    groups.push_back(it->second);
+  }
+  sel.rows = groups.size();
+  if (sel.rows < 2) return std::optional<ReportFigure>();
+  const Matrix p = pca_2d(l2_normalized(sel), o.seed);
+  std::vector<ScatterPoint> points;
+  for (size_t i = 0; i < p.rows; ++i) points.push_back({p.row(i)[0], p.row(i)[1], groups[i]});
+  const std::string file = "figures/pca_" + r.spec.name + ".png";
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(out_dir, "figures")));
+  MORPHEUS_RETURN_IF_ERROR(write_png(
+      path_join(out_dir, file),
+      scatter_chart("PCA of " + r.spec.name + " embeddings by root family", points, group_names)));
+  return std::optional<ReportFigure>(
+      ReportFigure{file, "2-D PCA of " + r.spec.name + " embeddings (L2-normalised) of the " +
+                             std::to_string(group_names.size()) + " largest root families (≤ " +
+                             std::to_string(o.pca_max_forms) + " forms each), " +
+                             std::to_string(sel.rows) + " words."});
+}
+
+// The bullet points under the report title.
+std::vector<std::string> report_notes(const EvalConfig& c, const GoldSets& g,
+                                      const std::vector<SystemResult>& systems) {
+  std::vector<std::string> notes = {
+      "Every system is run through its command line on the same word lists and text; a row "
+      "marked n/a has no output for that metric (the note says why).",
+      "Case policy: every boundary and MorphScore metric scores the Turkish lower-cased word "
+      "(İ→i, I→ı; offsets unchanged), for every system alike; round trip, fertility and speed "
+      "keep the text as written.",
+      std::string("Gold split: every gold set is split by one rule (eval/gold_policy.h: FNV-1a "
+                  "64 of the lower-cased word, or of the lemma for root families, mod 10,000; "
+                  "tune share 0.5 for MC2010, 0.1 for every other set). These tables show the ") +
+          gold_part_name(c.part()) +
+          " part; whatever chose anything (weights, thresholds, configs, checkpoints) read the "
+          "tune part only.",
+      "`n` is the number of items a row was computed on (words, sentences, queries, pairs).",
+      "Published figures (morpheus_pipeline.md §5) come from the reference's own data and "
+      "definitions (other files, MAP counting the query, warm-cache speed): a reference point, "
+      "not a like-for-like comparison.",
+  };
+  if (g.seen) {
+    notes.push_back("Training text: `" + c.training_text + "` (" + g.training_checksum + ", " +
+                    std::to_string(g.seen->size()) +
+                    " seen word types incl. the MC2010 tune words); every trained system "
+                    "learned from this text. seen = a type of it, unseen = the rest.");
+  } else {
+    notes.push_back("No training text configured: seen/unseen columns are n/a.");
+  }
+  for (const std::string& line : c.tuning) notes.push_back("Tuned: " + line);
+  std::string systems_note = "Systems:";
+  for (const SystemResult& r : systems) {
+    systems_note += " " + r.spec.name +
+                    (r.spec.published.empty() ? "" : " (§5: " + r.spec.published + ")") + ";";
+  }
+  notes.push_back(systems_note);
+  return notes;
+}
+
+// Published figures, n/a rows for empty item sets, † on supervised systems (and their notes).
+void finish_rows(const std::vector<SystemResult>& systems, const PublishedFigures& figures,
+                 Report* report) {
+  std::map<std::string, std::string> published_of, supervision_of;
+  for (const SystemResult& r : systems) {
+    published_of[r.spec.name] = r.spec.published;
+    if (!r.spec.supervision.empty()) {
+      supervision_of[r.spec.name] = r.spec.supervision;
+      report->notes.push_back("† " + r.spec.name + " was trained with annotated words: " +
+                              r.spec.supervision + " (never UD or Penn gold).");
+    }
+  }
+  for (ReportTable& t : report->tables) {
+    for (ReportRow& row : t.rows) {
+      if (!t.published_label.empty()) row.published = figures.value(t.id, published_of[row.system]);
+      if (row.n && *row.n == 0) {  // nothing to average over: n/a, not 0
+        row.values.assign(t.columns.size(), std::nullopt);
+        if (row.note.empty()) row.note = "no items";
+      }
+      if (supervision_of.count(row.system)) row.system += " †";
+    }
+  }
+}
+
+// Loads the gold sets, writes the word lists into `work` and runs every system.
+struct SystemRuns {
+  GoldSets g;
+  std::vector<std::string> words;
+  std::vector<SystemResult> systems;
+};
+
+StatusOr<SystemRuns> run_systems(const EvalConfig& c, const std::string& work) {
+  SystemRuns runs;
+  MORPHEUS_LOG(kInfo, "eval: loading gold data");
+  MORPHEUS_ASSIGN_OR_RETURN(runs.g, load_gold(c));
+  const GoldSets& g = runs.g;
+  runs.words = segmentation_words(g);
+  const std::vector<std::string> emb_words = embedding_words(g);
+  const std::string words_file = path_join(work, "words.txt");
+  const std::string emb_words_file = path_join(work, "embedding_words.txt");
+  const std::string sentences_file = path_join(work, "sentences.txt");
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(words_file, join_lines(runs.words)));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(emb_words_file, join_lines(emb_words)));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(sentences_file, join_lines(g.sentences)));
+  MORPHEUS_LOG(kInfo, "eval: ", runs.words.size(), " words to segment, ", emb_words.size(),
+               " words to embed, ", g.sentences.size(), " sentences");
+  for (const SystemSpec& spec : c.systems) {
+    runs.systems.push_back(
+        run_system(c, spec, work, runs.words, words_file, emb_words_file, sentences_file, g));
+  }
+  return runs;
+}
+
 }  // namespace
-
-json eval_config_defaults() {
-  return json{{"shared_data", "../shared/data"},
-              {"gold",
-               {{"mc2010", "{shared_data}/gold/mc2010_tur_trainset.tsv"},
-                {"ud_stem_boundary", "{shared_data}/gold/ud_stem_boundary_tokens.tsv"},
-                {"morphscore_v1", "{shared_data}/gold/morphscore_turkish.csv"},
-                {"ud_types", "{shared_data}/gold/ud_types_segmentation.tsv"},
-                {"penn", "{shared_data}/gold/penn_tokens_segmentation.tsv"},
-                {"sigmorphon", "{shared_data}/gold/sigmorphon2022_tur.gold"},
-                {"ud_dir", "{shared_data}/ud"},
-                {"hybrid_lexicon", "{shared_data}/hybrid"},
-                {"sentences", "{shared_data}/corpus/dev_ud_sentences.txt"}}},
-              {"training_text", ""},
-              {"split", "report"},
-              {"tuning", json::array()},
-              {"speed", {{"warm_runs", 3}, {"max_chars", 0}}},
-              {"embeddings",
-               {{"min_family_forms", 3},
-                {"max_words", 6000},
-                {"max_pairs", 20000},
-                {"probe_folds", 5},
-                {"probe_max_items", 3000},
-                {"probe_min_class", 20},
-                {"probe_iterations", 200},
-                {"pca_families", 10},
-                {"pca_max_forms", 30},
-                {"seed", 42}}},
-              {"systems", json::array()}};
-}
-
-StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
-  const std::string where = "eval config: systems[" + std::to_string(index) + "]";
-  if (!j.is_object()) return invalid_argument(where + " must be an object");
-  SystemSpec s;
-  const std::map<std::string, std::string*> fields = {{"name", &s.name},
-                                                      {"setup", &s.setup},
-                                                      {"setup_creates", &s.setup_creates},
-                                                      {"segment", &s.segment},
-                                                      {"encode", &s.encode},
-                                                      {"decode", &s.decode},
-                                                      {"embed", &s.embed},
-                                                      {"segmentations", &s.segmentations},
-                                                      {"embeddings", &s.embeddings},
-                                                      {"published", &s.published},
-                                                      {"builtin", &s.builtin},
-                                                      {"table_words", &s.table_words},
-                                                      {"supervision", &s.supervision}};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    auto f = fields.find(it.key());
-    if (f == fields.end()) {
-      std::string known;
-      for (const auto& [k, v] : fields) known += (known.empty() ? "" : ", ") + k;
-      return invalid_argument(where + ": unknown key '" + it.key() + "'", "known keys: " + known);
-    }
-    if (!it.value().is_string()) {
-      return invalid_argument(where + "." + it.key() + " must be a string");
-    }
-    *f->second = it.value().get<std::string>();
-  }
-  if (s.name.empty()) return invalid_argument(where + ": 'name' is required");
-  if (s.name.find_first_of("/ \t") != std::string::npos) {
-    return invalid_argument(where + ": name '" + s.name + "' must not hold '/' or whitespace");
-  }
-  if (!s.builtin.empty() && s.builtin != "whole-word" && s.builtin != "characters") {
-    return invalid_argument(where + " (" + s.name + "): unknown builtin '" + s.builtin + "'",
-                            "builtin segmenters: whole-word, characters");
-  }
-  if (s.encode.empty() != s.decode.empty()) {
-    return invalid_argument(where + " (" + s.name + "): 'encode' and 'decode' go together");
-  }
-  return s;
-}
 
 StatusOr<std::string> expand_command(const std::string& tmpl,
                                      const std::map<std::string, std::string>& vars) {
@@ -1010,387 +1212,33 @@ StatusOr<std::string> expand_command(const std::string& tmpl,
 }
 
 Status run_eval(const json& config, const std::string& out_dir) {
-  MORPHEUS_ASSIGN_OR_RETURN(EvalConfig c, parse_config(config));
+  MORPHEUS_ASSIGN_OR_RETURN(const EvalConfig c, eval_config_from_json(config));
+  PublishedFigures figures;
+  if (!c.published_figures.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(figures, PublishedFigures::load(c.published_figures));
+  }
   MORPHEUS_RETURN_IF_ERROR(make_dirs(out_dir));
   const std::string work = path_join(out_dir, "work");
   MORPHEUS_RETURN_IF_ERROR(make_dirs(work));
-  MORPHEUS_LOG(kInfo, "eval: loading gold data");
-  MORPHEUS_ASSIGN_OR_RETURN(GoldSets g, load_gold(c));
-  const std::vector<std::string> words = segmentation_words(g);
-  const std::vector<std::string> emb_words = embedding_words(g);
-  const std::string words_file = path_join(work, "words.txt");
-  const std::string emb_words_file = path_join(work, "embedding_words.txt");
-  const std::string sentences_file = path_join(work, "sentences.txt");
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(words_file, join_lines(words)));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(emb_words_file, join_lines(emb_words)));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(sentences_file, join_lines(g.sentences)));
-  MORPHEUS_LOG(kInfo, "eval: ", words.size(), " words to segment, ", emb_words.size(),
-               " words to embed, ", g.sentences.size(), " sentences");
-
-  std::vector<SystemResult> systems;
-  for (const SystemSpec& spec : c.systems) {
-    systems.push_back(
-        run_system(c, spec, work, words, words_file, emb_words_file, sentences_file, g));
-  }
+  MORPHEUS_ASSIGN_OR_RETURN(const SystemRuns runs, run_systems(c, work));
+  const EvalInputs in{c, runs.g, runs.words};
 
   Report report;
   report.title = "Morpheus evaluation";
-  report.notes = {
-      "Every system is run through its command line on the same word lists and text; a row "
-      "marked n/a has no output for that metric (the note says why).",
-      "Case policy: every boundary and MorphScore metric scores the Turkish lower-cased word "
-      "(İ→i, I→ı; offsets unchanged), for every system alike; round trip, fertility and speed "
-      "keep the text as written.",
-      std::string("Gold split: every gold set is split by one rule (eval/gold_policy.h: FNV-1a "
-                  "64 of the lower-cased word, or of the lemma for root families, mod 10,000; "
-                  "tune share 0.5 for MC2010, 0.1 for every other set). These tables show the ") +
-          gold_part_name(c.part) +
-          " part; whatever chose anything (weights, thresholds, configs, checkpoints) read the "
-          "tune part only.",
-      "`n` is the number of items a row was computed on (words, sentences, queries, pairs).",
-      "Published figures (morpheus_pipeline.md §5) come from the reference's own data and "
-      "definitions (other files, MAP counting the query, warm-cache speed): a reference point, "
-      "not a like-for-like comparison.",
-  };
-  if (g.seen) {
-    report.notes.push_back("Training text: `" + c.training_text + "` (" + g.training_checksum +
-                           ", " + std::to_string(g.seen->size()) +
-                           " seen word types incl. the MC2010 tune words); every trained system "
-                           "learned from this text. seen = a type of it, unseen = the rest.");
-  } else {
-    report.notes.push_back("No training text configured: seen/unseen columns are n/a.");
-  }
-  for (const std::string& line : c.tuning) report.notes.push_back("Tuned: " + line);
-  std::string systems_note = "Systems:";
-  for (const SystemResult& r : systems) {
-    systems_note += " " + r.spec.name +
-                    (r.spec.published.empty() ? "" : " (§5: " + r.spec.published + ")") + ";";
-  }
-  report.notes.push_back(systems_note);
-
-  // Segmentation coverage.
-  {
-    ReportTable t;
-    t.id = "segmentation_coverage";
-    t.title = "Segmentation output coverage";
-    t.description = "Share of the " + std::to_string(words.size()) +
-                    " evaluation words each system segmented, and share of its lines whose "
-                    "pieces do not concatenate to the word (lossy segmenters). segment s = wall "
-                    "time of the single segment command on the whole list (process start and "
-                    "model load included).";
-    t.columns = {"coverage", "non_spelling", "segment_s"};
-    t.plot_columns = {0, 1};
-    for (const SystemResult& r : systems) {
-      if (!r.has_seg) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-        continue;
-      }
-      size_t covered = 0;
-      const SegmentationLookup lookup = lookup_of(r);
-      for (const std::string& w : words) covered += lookup(w) != nullptr;
-      t.rows.push_back(
-          {r.spec.name,
-           {words.empty() ? 0.0 : static_cast<double>(covered) / static_cast<double>(words.size()),
-            r.seg_lines ? static_cast<double>(r.non_spelling) / static_cast<double>(r.seg_lines)
-                        : 0.0,
-            r.segment_seconds},
-           covered,
-           std::nullopt,
-           ""});
-    }
-    report.tables.push_back(t);
-  }
-  if (!g.ud_stem.empty()) {
-    report.tables.push_back(morphscore_table(
-        "morphscore_ud", "MorphScore: UD stem boundaries",
-        "§4.1 exactly: gold = stem edges only; a prediction with ≤ 1 piece scores P = R = 0; "
-        "macro_f1 = F1(mean P, mean R); fw = weighted by token frequency in the file. Data: "
-        "gold/ud_stem_boundary_tokens.tsv (all UD treebanks, stem == lemma, deduplicated). The "
-        "paper's figure is on its 30,193-row Kenet file.",
-        g.ud_stem, g, systems, true));
-  }
-  if (!g.morphscore_v1.empty()) {
-    report.tables.push_back(morphscore_table(
-        "morphscore_v1", "MorphScore: MorphScore v1 Turkish file",
-        "Same definition on gold/morphscore_turkish.csv (verbs; stem + suffix chain).",
-        g.morphscore_v1, g, systems, false));
-  }
-  if (!g.mc2010.empty()) {
-    report.tables.push_back(boundary_table(
-        "boundary_mc2010", "Boundary P/R/F1: Morpho Challenge 2010",
-        "Interior boundaries vs the best-matching gold alternative per word; micro = pooled "
-        "counts, macro = mean over words with ≥ 1 predicted (P) / gold (R) boundary, macro F1 = "
-        "F1(macro P, macro R).",
-        g.mc2010, g, systems));
-  }
-  if (!g.ud_unique.empty()) {
-    report.tables.push_back(boundary_table(
-        "boundary_ud", "Boundary P/R/F1: UD analyzer segmentations (UNIQUE rows)",
-        "gold/ud_types_segmentation.tsv, rows whose Starlang parse rooted at the UD lemma is "
-        "unique.",
-        g.ud_unique, g, systems));
-  }
-  if (!g.penn.empty()) {
-    report.tables.push_back(boundary_table(
-        "boundary_penn", "Boundary P/R/F1: Penn Treebank segmentations",
-        "gold/penn_tokens_segmentation.tsv grouped into word types (distinct gold segmentations "
-        "of a type are alternatives).",
-        g.penn, g, systems));
-  }
-  if (!g.sigmorphon.empty()) {
-    ReportTable t;
-    t.id = "sigmorphon";
-    t.title = "SIGMORPHON 2022 lemma prefix / root in segments";
-    t.description =
-        "§4.3: single-word entries with 3 ≤ len ≤ 30; gold root = lemma (verbs: minus -mak/-mek); "
-        "canon = Turkish lower-case + final b/c/d/g/ğ → p/ç/t/k/k.";
-    t.columns = {"lemma_prefix",       "verb_lp",   "noun_lp",      "root_in_segs", "first_seg",
-                 "exact_suffix_count", "mean_diff", "mean_abs_diff"};
-    t.plot_columns = {0, 1, 2, 3, 4, 5};
-    t.published_label = "paper §5.3 lemma_prefix";
-    for (const SystemResult& r : systems) {
-      if (!r.has_seg) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-        continue;
-      }
-      const SigmorphonResult s = sigmorphon(g.sigmorphon, lookup_of(r));
-      t.rows.push_back(
-          {r.spec.name,
-           {s.lemma_prefix, s.verb_lemma_prefix, s.noun_lemma_prefix, s.root_in_segments,
-            s.first_segment, s.exact_suffix_count, s.mean_diff, s.mean_abs_diff},
-           s.words,
-           published_value("sigmorphon", r.spec.published),
-           count_note(s.missing)});
-    }
-    report.tables.push_back(t);
-  }
-  {
-    ReportTable t;
-    t.id = "surface_fidelity";
-    t.title = "Surface fidelity on the 50 curated words";
-    t.description =
-        "§4.4: root = lower(first piece) == gold root; count, piece-length sequence, exact pieces. "
-        "Percentages of the curated words in the scored part (n).";
-    t.columns = {"root_pct", "count_pct", "len_pct", "exact_pct"};
-    t.decimals = 1;
-    t.published_label = "paper §5.7 root %";
-    for (const SystemResult& r : systems) {
-      if (!r.has_seg) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-        continue;
-      }
-      const SurfaceFidelityResult s = surface_fidelity(g.curated, lookup_of(r));
-      t.rows.push_back({r.spec.name,
-                        {s.root_pct, s.count_pct, s.len_pct, s.exact_pct},
-                        s.words,
-                        published_value("surface_fidelity", r.spec.published),
-                        count_note(s.missing)});
-    }
-    report.tables.push_back(t);
-  }
-  if (g.lexicon && !g.letter_words.empty()) {
-    ReportTable t;
-    t.id = "lexicon";
-    t.title = "Fertility, %TR and %Pure on letter tokens";
-    t.description =
-        "Letter words of the evaluation text (" + std::to_string(g.letter_words.size()) +
-        " distinct) segmented by each system; punctuation, digits and spaces are excluded for "
-        "every system alike (§7.5 item 25). Pure = the lower-cased piece is a root or suffix of "
-        "the hybrid lexicons; TR = pure, or root + suffix chain, or a chain of ≥ 2 suffixes. "
-        "Unique = share of distinct pieces; fw = share of piece occurrences. The paper's figures "
-        "are on TR-MMLU text with its own validator.";
-    t.columns = {"fertility", "chars_per_tok", "tr_pct",         "pure_pct",
-                 "tr_pct_fw", "pure_pct_fw",   "distinct_tokens"};
-    t.plot_columns = {2, 3, 4, 5};
-    t.decimals = 3;
-    t.integer_columns = {6};
-    t.published_label = "paper §5.4 Pure% fw";
-    for (const SystemResult& r : systems) {
-      if (!r.has_seg) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.seg_note));
-        continue;
-      }
-      const LexiconResult l = lexicon_metrics(g.letter_words, lookup_of(r), *g.lexicon);
-      t.rows.push_back({r.spec.name,
-                        {l.fertility, l.chars_per_token, l.tr_pct, l.pure_pct, l.tr_pct_fw,
-                         l.pure_pct_fw, static_cast<double>(l.distinct_tokens)},
-                        l.word_occurrences,
-                        published_value("lexicon", r.spec.published),
-                        count_note(l.missing)});
-    }
-    report.tables.push_back(t);
-  }
-  {
-    ReportTable t;
-    t.id = "roundtrip";
-    t.title = "Round trip decode(encode(x)) == x";
-    t.description =
-        "Exact equality, no strip. words = the UD stem-boundary forms, one per line; sentences = "
-        "the evaluation text lines with case and punctuation kept; n = words + sentences. The "
-        "paper's figure is on its lower-case letter-only word list.";
-    t.columns = {"words", "sentences"};
-    t.published_label = "paper §5.2 (words)";
-    for (const SystemResult& r : systems) {
-      if (!r.rt_words && !r.rt_sentences) {
-        t.rows.push_back(na_row(r, t.columns.size(), r.codec_note));
-        continue;
-      }
-      t.rows.push_back({r.spec.name,
-                        {r.rt_words, r.rt_sentences},
-                        r.rt_word_n + r.rt_sentence_n,
-                        published_value("roundtrip", r.spec.published),
-                        r.codec_note});
-    }
-    report.tables.push_back(t);
-  }
-  report.tables.push_back(speed_table(c, g, systems));
-  if (!g.family_words.empty()) {
-    ReportTable ret;
-    ret.id = "retrieval";
-    ret.title = "Root-family retrieval (query excluded)";
-    ret.description =
-        "Families = lower-cased forms sharing a gold lemma in the UD treebanks and the Penn "
-        "Treebank, ≥ " +
-        std::to_string(c.emb.min_family_forms) + " distinct forms (" +
-        std::to_string(g.families_total) + " families, " + std::to_string(g.family_words_total) +
-        " forms; a seeded sample of " + std::to_string(g.family_names.size()) + " families / " +
-        std::to_string(g.family_words.size()) +
-        " forms is used). Each form queries all other forms by cosine; the query itself is "
-        "excluded. MAP_ref = the reference's definition (query re-enters last and counts), for "
-        "comparison with its 0.8542 ceiling on 48 words. n = queries.";
-    ret.columns = {"MAP", "MRR", "R@1", "R@5", "R@10", "P@R", "MAP_ref", "coverage"};
-    ret.plot_columns = {0, 1, 2, 3, 5};
-    ret.published_label = "paper §5.10 MAP (48 words, query counted)";
-    ReportTable auc;
-    auc.id = "same_root_auc";
-    auc.title = "Same-root pair ROC-AUC";
-    auc.description = "Cosine of within-family pairs (≤ " + std::to_string(c.emb.max_pairs) +
-                      " sampled) vs as many random cross-family pairs (seed " +
-                      std::to_string(c.emb.seed) + "). n = pairs.";
-    auc.columns = {"roc_auc"};
-    auc.published_label = "paper §5.10 (120+120 pairs)";
-    ReportTable probes;
-    probes.id = "probes";
-    probes.title = "Number and case probes (NOUN forms, UD features)";
-    probes.description =
-        "Multinomial logistic regression (C = 1, standardised features), stratified " +
-        std::to_string(c.emb.probe_folds) +
-        "-fold cross-validation; items = distinct NOUN forms with one unambiguous value, classes "
-        "with ≥ " +
-        std::to_string(c.emb.probe_min_class) + " items (" + std::to_string(g.number_items.size()) +
-        " number, " + std::to_string(g.case_items.size()) +
-        " case items before coverage). n = number + case items. Majority = majority-class "
-        "accuracy.";
-    probes.columns = {"number_acc", "number_majority", "case_acc", "case_majority"};
-    probes.published_label = "paper §5.10 number acc";
-    for (const SystemResult& r : systems) {
-      if (!r.emb) {
-        ret.rows.push_back(na_row(r, ret.columns.size(), r.emb_note));
-        auc.rows.push_back(na_row(r, auc.columns.size(), r.emb_note));
-        probes.rows.push_back(na_row(r, probes.columns.size(), r.emb_note));
-        continue;
-      }
-      MORPHEUS_LOG(kInfo, "eval: embedding metrics for ", r.spec.name);
-      const EmbeddingSubset s = subset(*r.emb, g.family_words, g.family_labels);
-      const RetrievalResult ours = family_retrieval(s.x, s.labels, false);
-      const RetrievalResult ref = family_retrieval(s.x, s.labels, true);
-      const double coverage =
-          static_cast<double>(s.x.rows) / static_cast<double>(g.family_words.size());
-      ret.rows.push_back({r.spec.name,
-                          {ours.map, ours.mrr, ours.recall_at_1, ours.recall_at_5,
-                           ours.recall_at_10, ours.precision_at_r, ref.map, coverage},
-                          ours.queries,
-                          published_value("retrieval", r.spec.published),
-                          ""});
-      const PairAucResult a = same_root_auc(s.x, s.labels, c.emb.max_pairs, c.emb.seed);
-      auc.rows.push_back({r.spec.name,
-                          {a.auc},
-                          a.positives + a.negatives,
-                          published_value("same_root_auc", r.spec.published),
-                          ""});
-      const EmbeddingSubset pn = probe_subset(*r.emb, g.number_items);
-      const EmbeddingSubset pc = probe_subset(*r.emb, g.case_items);
-      const ProbeResult number = logistic_probe(pn.x, pn.labels, c.emb.probe_folds, c.emb.seed, 1.0,
-                                                c.emb.probe_iterations);
-      const ProbeResult cases = logistic_probe(pc.x, pc.labels, c.emb.probe_folds, c.emb.seed, 1.0,
-                                               c.emb.probe_iterations);
-      probes.rows.push_back({r.spec.name,
-                             {number.accuracy, number.majority, cases.accuracy, cases.majority},
-                             number.items + cases.items,
-                             published_value("probes", r.spec.published),
-                             ""});
-      // PCA map of the largest families.
-      std::map<int, size_t> size_of;
-      for (int l : s.labels) ++size_of[l];
-      std::vector<std::pair<size_t, int>> by_size;
-      for (const auto& [l, n] : size_of) by_size.emplace_back(n, l);
-      std::sort(by_size.begin(), by_size.end(), [](const auto& a2, const auto& b2) {
-        return a2.first != b2.first ? a2.first > b2.first : a2.second < b2.second;
-      });
-      if (by_size.size() > c.emb.pca_families) by_size.resize(c.emb.pca_families);
-      std::map<int, size_t> group_of;
-      std::vector<std::string> group_names;
-      for (const auto& [n, l] : by_size) {
-        group_of[l] = group_names.size();
-        group_names.push_back(g.family_names[static_cast<size_t>(l)] + " (" + std::to_string(n) +
-                              ")");
-      }
-      Matrix sel;
-      sel.cols = s.x.cols;
-      std::vector<size_t> groups;
-      std::vector<size_t> taken(group_names.size(), 0);
-      for (size_t i = 0; i < s.x.rows; ++i) {
-        auto it = group_of.find(s.labels[i]);
-        if (it == group_of.end() || taken[it->second] >= c.emb.pca_max_forms) continue;
-        ++taken[it->second];
-        sel.data.insert(sel.data.end(), s.x.row(i), s.x.row(i) + s.x.cols);
-        groups.push_back(it->second);
-      }
-      sel.rows = groups.size();
-      if (sel.rows >= 2) {
-        const Matrix p = pca_2d(l2_normalized(sel), c.emb.seed);
-        std::vector<ScatterPoint> points;
-        for (size_t i = 0; i < p.rows; ++i) points.push_back({p.row(i)[0], p.row(i)[1], groups[i]});
-        const std::string file = "figures/pca_" + r.spec.name + ".png";
-        MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(out_dir, "figures")));
-        MORPHEUS_RETURN_IF_ERROR(
-            write_png(path_join(out_dir, file),
-                      scatter_chart("PCA of " + r.spec.name + " embeddings by root family", points,
-                                    group_names)));
-        report.figures.push_back({file, "2-D PCA of " + r.spec.name +
-                                            " embeddings (L2-normalised) "
-                                            "of the " +
-                                            std::to_string(group_names.size()) +
-                                            " largest root families (≤ " +
-                                            std::to_string(c.emb.pca_max_forms) + " forms each), " +
-                                            std::to_string(sel.rows) + " words."});
-      }
-    }
-    report.tables.push_back(ret);
-    report.tables.push_back(auc);
-    report.tables.push_back(probes);
-  }
-  std::map<std::string, std::string> published_of, supervision_of;
-  for (const SystemResult& r : systems) {
-    published_of[r.spec.name] = r.spec.published;
-    if (!r.spec.supervision.empty()) {
-      supervision_of[r.spec.name] = r.spec.supervision;
-      report.notes.push_back("† " + r.spec.name + " was trained with annotated words: " +
-                             r.spec.supervision + " (never UD or Penn gold).");
+  report.notes = report_notes(c, runs.g, runs.systems);
+  for (const TableEntry& entry : table_registry()) {
+    if (!entry.present || entry.present(in)) {
+      report.tables.push_back(build_table(entry, in, runs.systems));
     }
   }
-  for (ReportTable& t : report.tables) {
-    for (ReportRow& row : t.rows) {
-      if (!t.published_label.empty() && !row.published) {
-        row.published = published_value(t.id, published_of[row.system]);
-      }
-      if (row.n && *row.n == 0) {  // nothing to average over: n/a, not 0
-        row.values.assign(t.columns.size(), std::nullopt);
-        if (row.note.empty()) row.note = "no items";
-      }
-      if (supervision_of.count(row.system)) row.system += " †";
+  if (has_families(in)) {
+    for (const SystemResult& r : runs.systems) {
+      if (!r.emb) continue;
+      MORPHEUS_ASSIGN_OR_RETURN(std::optional<ReportFigure> figure, pca_figure(in, r, out_dir));
+      if (figure) report.figures.push_back(std::move(*figure));
     }
   }
+  finish_rows(runs.systems, figures, &report);
   MORPHEUS_RETURN_IF_ERROR(write_report(report, out_dir));
   MORPHEUS_LOG(kInfo, "eval: wrote ", path_join(out_dir, "report.md"));
   return ok_status();

@@ -198,5 +198,67 @@ TEST_F(EvalPipelineTest, SpeedTableReportsTheShareOfTheTextInTheSystemTable) {
   EXPECT_TRUE((*find_row(report, "speed", "broken"))["values"]["in_table"].is_null());
 }
 
+TEST_F(EvalPipelineTest, PaperColumnComesFromThePublishedFiguresFile) {
+  const std::string dir = testing::make_temp_dir("figures");
+  const std::string figures = path_join(dir, "figures.json");
+  ASSERT_TRUE(
+      write_file_atomic(figures, R"({"tables": {"sigmorphon": {"ours": 0.25}, "speed": {}}})")
+          .ok());
+  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"},
+                               {"published_figures=" + figures});
+  ASSERT_TRUE(config.ok()) << config.status().to_string();
+  (*config)["systems"][0]["published"] = "ours";
+  (*config)["systems"][1]["published"] = "ours";  // its n/a rows keep the paper figure
+  const std::string out = testing::make_temp_dir("eval");
+  Status s = run_eval(*config, out);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  auto report = load_json_file(path_join(out, "report.json"));
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ((*find_row(*report, "sigmorphon", "awk-suffix"))["published"], 0.25);
+  EXPECT_EQ((*find_row(*report, "sigmorphon", "broken"))["published"], 0.25);
+  EXPECT_TRUE((*find_row(*report, "sigmorphon", "ready-file"))["published"].is_null());
+  EXPECT_TRUE((*find_row(*report, "speed", "awk-suffix"))["published"].is_null());
+  // The repo's file: the paper's MorphScore of Morpheus.
+  auto repo = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, {});
+  ASSERT_TRUE(repo.ok());
+  (*repo)["systems"][0]["published"] = "morpheus";
+  const std::string out2 = testing::make_temp_dir("eval");
+  ASSERT_TRUE(run_eval(*repo, out2).ok());
+  auto report2 = load_json_file(path_join(out2, "report.json"));
+  ASSERT_TRUE(report2.ok());
+  EXPECT_EQ((*find_row(*report2, "morphscore_ud", "awk-suffix"))["published"], 0.6081);
+}
+
+TEST_F(EvalPipelineTest, MissingPublishedFiguresFileIsAnErrorNamingIt) {
+  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"},
+                               {"published_figures=tests/data/eval/no_figures.json"});
+  ASSERT_TRUE(config.ok());
+  Status s = run_eval(*config, testing::make_temp_dir("eval"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("tests/data/eval/no_figures.json"), std::string::npos);
+}
+
+TEST_F(EvalPipelineTest, TablesFollowTheRegistryOrder) {
+  const nlohmann::json report = run_tiny({});
+  std::vector<std::string> ids;
+  for (const auto& t : report["tables"]) ids.push_back(t["id"].get<std::string>());
+  const std::vector<std::string> expected = {"segmentation_coverage",
+                                             "morphscore_ud",
+                                             "morphscore_v1",
+                                             "boundary_mc2010",
+                                             "boundary_ud",
+                                             "boundary_penn",
+                                             "sigmorphon",
+                                             "surface_fidelity",
+                                             "lexicon",
+                                             "roundtrip",
+                                             "speed",
+                                             "retrieval",
+                                             "same_root_auc",
+                                             "probes"};
+  EXPECT_EQ(ids, expected);
+}
+
 }  // namespace
 }  // namespace morpheus::eval

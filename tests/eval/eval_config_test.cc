@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// EvalConfig: configs/eval.json loads to the values the pipeline has always used; struct defaults
+// are the only defaults; unknown keys, type changes and bad values are clear errors.
+#include "eval/eval_config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "core/file_util.h"
+#include "core/json_config.h"
+#include "tests/support/test_support.h"
+
+namespace morpheus::eval {
+namespace {
+
+// The value "{shared_data}" stands for (the config's default unless the environment sets it).
+std::string expected_shared() {
+  const char* env = std::getenv("MORPHEUS_SHARED_DATA");
+  return env != nullptr && *env != '\0' ? env : "../shared/data";
+}
+
+StatusOr<EvalConfig> load_with(const std::vector<std::string>& sets) {
+  MORPHEUS_ASSIGN_OR_RETURN(
+      nlohmann::json resolved,
+      resolve_config(eval_config_defaults(),
+                     {path_join(testing::source_dir(), "configs/eval.json")}, sets));
+  return eval_config_from_json(resolved);
+}
+
+TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
+  auto c = load_with({});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const std::string shared = expected_shared();
+  EXPECT_EQ(c->gold.mc2010, shared + "/gold/mc2010_tur_trainset.tsv");
+  EXPECT_EQ(c->gold.ud_dir, shared + "/ud");
+  EXPECT_EQ(c->gold.sentences, shared + "/corpus/dev_ud_sentences.txt");
+  EXPECT_EQ(c->training_text, "runs/main/unsup/prepare/corpus.txt");
+  EXPECT_EQ(c->split, "report");
+  EXPECT_EQ(c->part(), GoldPart::kReport);
+  EXPECT_EQ(c->tuning.size(), 5u);
+  EXPECT_EQ(c->speed.warm_runs, 3u);
+  EXPECT_EQ(c->speed.max_chars, 0u);
+  EXPECT_EQ(c->embeddings.min_family_forms, 3u);
+  EXPECT_EQ(c->embeddings.max_pairs, 20000u);
+  EXPECT_EQ(c->embeddings.probe_iterations, 200u);
+  EXPECT_EQ(c->embeddings.pca_max_forms, 30u);
+  EXPECT_EQ(c->embeddings.seed, 42u);
+  EXPECT_EQ(c->published_figures, "eval/published_figures.json");
+  ASSERT_EQ(c->systems.size(), 16u);
+  EXPECT_EQ(c->systems[0].name, "morpheus");
+  EXPECT_EQ(c->systems[0].published, "morpheus");
+  EXPECT_EQ(c->systems[0].table_words, "runs/main/types.tsv");
+  EXPECT_FALSE(c->systems[0].supervision.empty());
+  const auto hybrid = std::find_if(c->systems.begin(), c->systems.end(),
+                                   [](const SystemSpec& s) { return s.name == "hybrid"; });
+  ASSERT_NE(hybrid, c->systems.end());
+  EXPECT_EQ(hybrid->published, "turkish-tokenizer");
+  // Commands get the shared folder shell-quoted.
+  EXPECT_EQ(hybrid->segment, "build/dev/tools/morpheus hybrid segment --lexicon " +
+                                 shell_quote(shared) + "/hybrid {input}");
+  EXPECT_EQ(c->systems.back().name, "characters");
+  EXPECT_EQ(c->systems.back().builtin, "characters");
+}
+
+TEST(EvalConfigTest, DefaultsComeFromTheStructs) {
+  const nlohmann::json d = eval_config_defaults();
+  EXPECT_EQ(d.at("split"), "report");
+  EXPECT_EQ(d.at("shared_data"), "../shared/data");
+  EXPECT_EQ(d.at("speed").at("warm_runs"), 3);
+  EXPECT_EQ(d.at("embeddings").at("probe_folds"), 5);
+  EXPECT_EQ(d.at("gold").at("penn"), "{shared_data}/gold/penn_tokens_segmentation.tsv");
+  EXPECT_TRUE(d.at("systems").is_array() && d.at("systems").empty());
+  // An empty object is the defaults.
+  auto c = eval_config_from_json(nlohmann::json::object());
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->speed.warm_runs, SpeedOptions{}.warm_runs);
+  EXPECT_EQ(c->embeddings.probe_min_class, 20u);
+  EXPECT_EQ(c->gold.hybrid_lexicon, expected_shared() + "/hybrid");
+}
+
+TEST(EvalConfigTest, MistypedKeysAndValuesAreClearErrors) {
+  auto unknown = eval_config_from_json(nlohmann::json{{"embeddings", {{"probe_fold", 3}}}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown config key 'embeddings.probe_fold'"),
+            std::string::npos)
+      << unknown.status().message();
+  auto wrong_type = eval_config_from_json(nlohmann::json{{"speed", {{"warm_runs", "3"}}}});
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_NE(wrong_type.status().message().find("speed.warm_runs"), std::string::npos);
+  auto split = load_with({"split=tunee"});
+  ASSERT_FALSE(split.ok());
+  EXPECT_EQ(split.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(split.status().message().find("unknown gold part 'tunee'"), std::string::npos);
+  auto folds = load_with({"embeddings.probe_folds=1"});
+  ASSERT_FALSE(folds.ok());
+  EXPECT_NE(folds.status().message().find("embeddings.probe_folds must be ≥ 2"), std::string::npos);
+  auto system = eval_config_from_json(
+      nlohmann::json{{"systems", {{{"name", "a"}, {"segmnet", "cat {input}"}}}}});
+  ASSERT_FALSE(system.ok());
+  EXPECT_NE(system.status().message().find("systems[0]: unknown key 'segmnet'"), std::string::npos);
+  auto duplicate = eval_config_from_json(
+      nlohmann::json{{"systems", {{{"name", "a"}, {"builtin", "whole-word"}}, {{"name", "a"}}}}});
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_NE(duplicate.status().message().find("duplicate name 'a'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace morpheus::eval
