@@ -254,14 +254,19 @@ StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
   return out;
 }
 
-StatusOr<json> run_prepare(const PrepareOptions& options) {
-  const PrepareConfig& cfg = options.config;
-  const auto total_start = Clock::now();
-  json summary;
-  json stage_seconds = json::object();
-  MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
-  remove_stale_temps_in(options.out_dir);  // of a killed earlier run
-  const std::string stamps_path = path_join(options.out_dir, "stamps.json");
+namespace {
+
+// What the vocabulary stage hands on to the cache stage.
+struct PrepareVocabs {
+  CharVocab chars;
+  uint32_t word_vocab_size = 0;
+  uint32_t root_vocab_size = 0;
+  std::vector<uint32_t> word_ids;  // per word type (0 = <unk>)
+  std::vector<uint32_t> root_ids;  // per word type (0 = <unk>)
+};
+
+// The stamps of an earlier run at `stamps_path`, or a fresh object; "version" set either way.
+json load_stamps(const std::string& stamps_path) {
   json stamps = json::object();
   if (file_exists(stamps_path)) {
     StatusOr<json> loaded = load_json_file(stamps_path);
@@ -270,10 +275,12 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     }
   }
   stamps["version"] = kStampVersion;
-  const json config_json = prepare_config_to_json(cfg);
+  return stamps;
+}
 
-  // Everything unchanged since the last complete run: reuse all outputs.
-  auto start = Clock::now();
+// Hash of everything the outputs depend on: the config, the input paths and the input files.
+StatusOr<uint64_t> hash_inputs(const PrepareOptions& options, const json& config_json) {
+  const PrepareConfig& cfg = options.config;
   if (options.corpus_files.empty()) return invalid_argument("no corpus files given");
   uint64_t all_hash = hash_string(config_json.dump() + "\n" + options.teacher_file + "\n" +
                                   options.gold_file + "\n" + options.annotations_file + "\n" +
@@ -291,64 +298,70 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
     MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(cfg.root_lexicon, all_hash));
     MORPHEUS_ASSIGN_OR_RETURN(all_hash, hash_file(cfg.suffix_lexicon, all_hash));
   }
-  const std::string summary_path = path_join(options.out_dir, "prepare.json");
-  if (stamps.value("all", "") == hex16(all_hash) && file_exists(summary_path)) {
-    bool complete = true;
-    for (const char* f : {"corpus.txt", "teacher.tsv", "char_vocab.json", "words.tsv", "roots.tsv",
-                          "train.cache", "dev.cache"}) {
-      complete = complete && file_exists(path_join(options.out_dir, f));
-    }
-    StatusOr<json> previous = load_json_file(summary_path);
-    if (complete && previous.ok()) {
-      MORPHEUS_LOG(kInfo, "prepare: inputs and config unchanged, reusing ", options.out_dir);
-      (*previous)["reused"] = true;
-      return *previous;
-    }
-  }
+  return all_hash;
+}
 
-  // ---- Stage 1: corpus → words (always run: it is fast and every later stage needs it).
-  Corpus corpus;
+// The previous prepare.json of `out_dir` when its stamps match `all_hash` and every output
+// exists; null otherwise.
+json reusable_summary(const std::string& out_dir, const json& stamps, uint64_t all_hash) {
+  const std::string summary_path = path_join(out_dir, "prepare.json");
+  if (stamps.value("all", "") != hex16(all_hash) || !file_exists(summary_path)) return nullptr;
+  bool complete = true;
+  for (const char* f : {"corpus.txt", "teacher.tsv", "char_vocab.json", "words.tsv", "roots.tsv",
+                        "train.cache", "dev.cache"}) {
+    complete = complete && file_exists(path_join(out_dir, f));
+  }
+  StatusOr<json> previous = load_json_file(summary_path);
+  if (!complete || !previous.ok()) return nullptr;
+  return *previous;
+}
+
+// Stage 1: corpus → words (always run: it is fast and every later stage needs it). Writes
+// corpus.txt and returns the "corpus" summary.
+StatusOr<json> read_corpus(const PrepareOptions& options, Corpus* corpus) {
   {
     ProgressBar bar("corpus", options.corpus_files.size(), "files");
     for (const std::string& path : options.corpus_files) {
       MORPHEUS_ASSIGN_OR_RETURN(CorpusFormat format, detect_corpus_format(path));
-      MORPHEUS_RETURN_IF_ERROR(in_stage(corpus.add_file(path, format), "corpus"));
+      MORPHEUS_RETURN_IF_ERROR(in_stage(corpus->add_file(path, format), "corpus"));
       MORPHEUS_LOG(kInfo, "read ", path, " (",
                    format == CorpusFormat::kTreebank ? "treebank" : "plain text", ")");
       bar.add(1);
     }
     bar.finish();
   }
-  if (corpus.types().empty()) {
+  if (corpus->types().empty()) {
     std::string names;
     for (const std::string& path : options.corpus_files)
       names += (names.empty() ? "" : ", ") + path;
     return invalid_argument("the corpus holds no words: " + names, "check the --corpus files");
   }
-  const std::vector<std::u32string>& types = corpus.types();
+  const std::vector<std::u32string>& types = corpus->types();
   uint64_t long_tokens = 0;
   for (size_t t = 0; t < types.size(); ++t) {
-    if (types[t].size() > cfg.max_word_chars) long_tokens += corpus.counts()[t];
+    if (types[t].size() > options.config.max_word_chars) long_tokens += corpus->counts()[t];
   }
   const std::string text_path = path_join(options.out_dir, "corpus.txt");
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(text_path, corpus.text()));
-  summary["corpus"] = {{"files", options.corpus_files},
-                       {"text", text_path},
-                       {"text_checksum", checksum_tag(corpus.text())},
-                       {"sentences", corpus.sentences().size()},
-                       {"lines_without_words", corpus.num_empty_sentences()},
-                       {"tokens", corpus.num_tokens()},
-                       {"types", types.size()},
-                       {"characters", corpus.num_characters()},
-                       {"tokens_longer_than_max_word_chars", long_tokens}};
-  stage_seconds["corpus"] = seconds_since(start);
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(text_path, corpus->text()));
+  return json{{"files", options.corpus_files},
+              {"text", text_path},
+              {"text_checksum", checksum_tag(corpus->text())},
+              {"sentences", corpus->sentences().size()},
+              {"lines_without_words", corpus->num_empty_sentences()},
+              {"tokens", corpus->num_tokens()},
+              {"types", types.size()},
+              {"characters", corpus->num_characters()},
+              {"tokens_longer_than_max_word_chars", long_tokens}};
+}
 
-  // ---- Stage 2: teacher.
-  start = Clock::now();
-  MorfessorOptions morfessor = morfessor_options(cfg);
+// Hash of the teacher's inputs: the word types with their counts, then the --teacher file, or
+// Morfessor's settings and the annotations file.
+StatusOr<uint64_t> teacher_input_hash(const PrepareOptions& options, const Corpus& corpus) {
+  const PrepareConfig& cfg = options.config;
   uint64_t teacher_hash = hash_string("teacher", 0);
-  for (size_t t = 0; t < types.size(); ++t) {
-    const std::string w = utf8::encode(types[t]) + " " + std::to_string(corpus.counts()[t]) + "\n";
+  for (size_t t = 0; t < corpus.types().size(); ++t) {
+    const std::string w =
+        utf8::encode(corpus.types()[t]) + " " + std::to_string(corpus.counts()[t]) + "\n";
     teacher_hash = hash_string(w, teacher_hash);
   }
   if (!options.teacher_file.empty()) {
@@ -362,48 +375,62 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
       MORPHEUS_ASSIGN_OR_RETURN(teacher_hash, hash_file(options.annotations_file, teacher_hash));
     }
   }
+  return teacher_hash;
+}
+
+// The teacher table when it is not reused: the --teacher file's, or Morfessor trained on the
+// corpus (semi-supervised with --annotations).
+StatusOr<TeacherTable> make_teacher_table(const PrepareOptions& options, const Corpus& corpus) {
+  if (!options.teacher_file.empty()) return read_teacher_tsv(options.teacher_file);
+  MorfessorOptions morfessor = morfessor_options(options.config);
+  if (!options.annotations_file.empty()) {
+    morfessor.annotations = path_join(options.out_dir, "morfessor_annotations.txt");
+    morfessor.annotation_weight = options.config.morfessor_annotation_weight;
+    MORPHEUS_RETURN_IF_ERROR(
+        write_morfessor_annotations(options.annotations_file, morfessor.annotations));
+  }
+  return train_morfessor(morfessor, corpus.types(), corpus.counts(), options.out_dir);
+}
+
+// Stage 2: the teacher table (reused when its inputs are unchanged) and its cuts of every type
+// (types it does not know stay whole). Writes teacher.tsv and the teacher stamp; returns the
+// "teacher" summary.
+StatusOr<json> run_teacher(const PrepareOptions& options, const Corpus& corpus, json* stamps,
+                           TeacherTable* table, std::vector<Cuts>* cuts) {
+  const auto start = Clock::now();
+  MORPHEUS_ASSIGN_OR_RETURN(const uint64_t teacher_hash, teacher_input_hash(options, corpus));
+  const std::vector<std::u32string>& types = corpus.types();
   const std::string teacher_path = path_join(options.out_dir, "teacher.tsv");
-  const std::string model_path = path_join(options.out_dir, "morfessor_model.bin");
   const bool teacher_reused =
-      stamps.value("teacher", "") == hex16(teacher_hash) && file_exists(teacher_path);
-  TeacherTable table;
+      stamps->value("teacher", "") == hex16(teacher_hash) && file_exists(teacher_path);
   json teacher_json;
   teacher_json["source"] = options.teacher_file.empty() ? "morfessor" : options.teacher_file;
   teacher_json["annotations"] = options.annotations_file;
   if (teacher_reused) {
     MORPHEUS_LOG(kInfo, "teacher: inputs unchanged, reusing ", teacher_path);
-    MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(teacher_path));
-    teacher_json["seconds"] = stamps.value("teacher_seconds", 0.0);
-  } else if (!options.teacher_file.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(table, read_teacher_tsv(options.teacher_file));
+    MORPHEUS_ASSIGN_OR_RETURN(*table, read_teacher_tsv(teacher_path));
+    teacher_json["seconds"] = stamps->value("teacher_seconds", 0.0);
   } else {
-    if (!options.annotations_file.empty()) {
-      morfessor.annotations = path_join(options.out_dir, "morfessor_annotations.txt");
-      morfessor.annotation_weight = cfg.morfessor_annotation_weight;
-      MORPHEUS_RETURN_IF_ERROR(
-          write_morfessor_annotations(options.annotations_file, morfessor.annotations));
-    }
-    MORPHEUS_ASSIGN_OR_RETURN(table,
-                              train_morfessor(morfessor, types, corpus.counts(), options.out_dir));
+    MORPHEUS_ASSIGN_OR_RETURN(*table, make_teacher_table(options, corpus));
   }
-  // Cuts of every type; types the teacher does not know stay whole.
-  std::vector<Cuts> teacher_cuts(types.size());
+  cuts->assign(types.size(), Cuts());
   uint64_t missing = 0, total_pieces = 0;
   for (size_t t = 0; t < types.size(); ++t) {
-    auto it = table.find(types[t]);
-    if (it == table.end()) {
+    auto it = table->find(types[t]);
+    if (it == table->end()) {
       ++missing;
     } else {
-      teacher_cuts[t] = it->second;
+      (*cuts)[t] = it->second;
     }
-    total_pieces += teacher_cuts[t].size() + 1;
+    total_pieces += (*cuts)[t].size() + 1;
   }
   if (!teacher_reused) {
-    MORPHEUS_RETURN_IF_ERROR(write_teacher_tsv(teacher_path, types, teacher_cuts));
+    MORPHEUS_RETURN_IF_ERROR(write_teacher_tsv(teacher_path, types, *cuts));
     teacher_json["seconds"] = seconds_since(start);
-    stamps["teacher"] = hex16(teacher_hash);
-    stamps["teacher_seconds"] = teacher_json["seconds"];
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
+    (*stamps)["teacher"] = hex16(teacher_hash);
+    (*stamps)["teacher_seconds"] = teacher_json["seconds"];
+    MORPHEUS_RETURN_IF_ERROR(
+        write_file_atomic(path_join(options.out_dir, "stamps.json"), stamps->dump(1) + "\n"));
   }
   if (missing > 0) {
     MORPHEUS_LOG(kWarning, "teacher: ", missing, " of ", types.size(),
@@ -415,72 +442,74 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   teacher_json["pieces_per_type"] =
       static_cast<double>(total_pieces) / static_cast<double>(types.size());
   teacher_json["file"] = teacher_path;
-  summary["teacher"] = teacher_json;
-  stage_seconds["teacher"] = seconds_since(start);
+  return teacher_json;
+}
 
-  // ---- Stage 3: root correction (per type; counted per type and per occurrence).
-  start = Clock::now();
-  std::vector<Cuts> cuts = teacher_cuts;
-  RootLexicon lexicon;
+// Stage 3: the root correction of every type's cuts, when enabled (then *lexicon is loaded);
+// counted per type and per occurrence. Returns the "root_correction" summary.
+StatusOr<json> correct_roots(const PrepareConfig& cfg, const Corpus& corpus, RootLexicon* lexicon,
+                             std::vector<Cuts>* cuts) {
   json correction = {{"enabled", cfg.root_correction}};
-  if (cfg.root_correction) {
-    MORPHEUS_ASSIGN_OR_RETURN(lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
-    uint64_t types_changed = 0, tokens_changed = 0, labels_types = 0, labels_tokens = 0;
-    uint64_t teacher_labels_tokens = 0;
-    ProgressBar bar("roots", types.size(), "types");
-    for (size_t t = 0; t < types.size(); ++t) {
-      const uint64_t n = corpus.counts()[t];
-      teacher_labels_tokens += n * cuts[t].size();
-      const size_t removed = apply_root_rule(cfg, lexicon, types[t], &cuts[t]);
-      if (removed > 0) {
-        ++types_changed;
-        tokens_changed += n;
-        labels_types += removed;
-        labels_tokens += removed * n;
-      }
-      bar.add(1);
+  if (!cfg.root_correction) return correction;
+  MORPHEUS_ASSIGN_OR_RETURN(*lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
+  const std::vector<std::u32string>& types = corpus.types();
+  uint64_t types_changed = 0, tokens_changed = 0, labels_types = 0, labels_tokens = 0;
+  uint64_t teacher_labels_tokens = 0;
+  ProgressBar bar("roots", types.size(), "types");
+  for (size_t t = 0; t < types.size(); ++t) {
+    const uint64_t n = corpus.counts()[t];
+    teacher_labels_tokens += n * (*cuts)[t].size();
+    const size_t removed = apply_root_rule(cfg, *lexicon, types[t], &(*cuts)[t]);
+    if (removed > 0) {
+      ++types_changed;
+      tokens_changed += n;
+      labels_types += removed;
+      labels_tokens += removed * n;
     }
-    bar.finish();
-    correction["roots"] = lexicon.num_roots();
-    correction["suffix_chains"] = lexicon.num_suffix_chains();
-    correction["types_changed"] = types_changed;
-    correction["tokens_changed"] = tokens_changed;
-    correction["labels_removed_over_types"] = labels_types;
-    correction["labels_removed_over_tokens"] = labels_tokens;
-    correction["teacher_labels_over_tokens"] = teacher_labels_tokens;
-    MORPHEUS_LOG(kInfo, "root correction: ", types_changed, " types (", tokens_changed,
-                 " tokens) changed, ", labels_tokens, " of ", teacher_labels_tokens,
-                 " boundary labels removed (over tokens)");
+    bar.add(1);
   }
-  summary["root_correction"] = correction;
-  stage_seconds["root_correction"] = seconds_since(start);
+  bar.finish();
+  correction["roots"] = lexicon->num_roots();
+  correction["suffix_chains"] = lexicon->num_suffix_chains();
+  correction["types_changed"] = types_changed;
+  correction["tokens_changed"] = tokens_changed;
+  correction["labels_removed_over_types"] = labels_types;
+  correction["labels_removed_over_tokens"] = labels_tokens;
+  correction["teacher_labels_over_tokens"] = teacher_labels_tokens;
+  MORPHEUS_LOG(kInfo, "root correction: ", types_changed, " types (", tokens_changed,
+               " tokens) changed, ", labels_tokens, " of ", teacher_labels_tokens,
+               " boundary labels removed (over tokens)");
+  return correction;
+}
 
-  // ---- Stage 4: seeded train/dev split of sentences.
-  start = Clock::now();
-  const size_t num_sentences = corpus.sentences().size();
-  std::vector<uint8_t> is_dev(num_sentences, 0);
-  {
-    std::vector<size_t> order(num_sentences);
-    for (size_t i = 0; i < num_sentences; ++i) order[i] = i;
-    std::mt19937_64 rng(cfg.seed);
-    for (size_t i = num_sentences; i > 1; --i) {  // Fisher–Yates, portable across libraries
-      const size_t j = static_cast<size_t>(rng() % i);
-      std::swap(order[i - 1], order[j]);
-    }
-    const auto dev_count =
-        static_cast<size_t>(cfg.dev_fraction * static_cast<double>(num_sentences));
-    for (size_t i = 0; i < dev_count; ++i) is_dev[order[i]] = 1;
-    summary["split"] = {{"seed", cfg.seed},
-                        {"dev_fraction", cfg.dev_fraction},
-                        {"train_sentences", num_sentences - dev_count},
-                        {"dev_sentences", dev_count}};
+// Stage 4: seeded train/dev split of the sentences (*is_dev: 1 = dev). Returns the "split"
+// summary.
+json split_sentences(const PrepareConfig& cfg, size_t num_sentences, std::vector<uint8_t>* is_dev) {
+  is_dev->assign(num_sentences, 0);
+  std::vector<size_t> order(num_sentences);
+  for (size_t i = 0; i < num_sentences; ++i) order[i] = i;
+  std::mt19937_64 rng(cfg.seed);
+  for (size_t i = num_sentences; i > 1; --i) {  // Fisher–Yates, portable across libraries
+    const size_t j = static_cast<size_t>(rng() % i);
+    std::swap(order[i - 1], order[j]);
   }
-  stage_seconds["split"] = seconds_since(start);
+  const auto dev_count = static_cast<size_t>(cfg.dev_fraction * static_cast<double>(num_sentences));
+  for (size_t i = 0; i < dev_count; ++i) (*is_dev)[order[i]] = 1;
+  return {{"seed", cfg.seed},
+          {"dev_fraction", cfg.dev_fraction},
+          {"train_sentences", num_sentences - dev_count},
+          {"dev_sentences", dev_count}};
+}
 
-  // ---- Stage 5: vocabularies from the train split.
-  start = Clock::now();
+// Stage 5: char, word and root vocabularies from the train split, saved as char_vocab.json,
+// words.tsv and roots.tsv, and the ids of every type. Returns the "vocab" summary.
+StatusOr<json> build_vocabularies(const PrepareOptions& options, const Corpus& corpus,
+                                  const std::vector<Cuts>& cuts, const std::vector<uint8_t>& is_dev,
+                                  PrepareVocabs* vocabs) {
+  const PrepareConfig& cfg = options.config;
+  const std::vector<std::u32string>& types = corpus.types();
   std::vector<uint64_t> train_counts(types.size(), 0);
-  for (size_t s = 0; s < num_sentences; ++s) {
+  for (size_t s = 0; s < corpus.sentences().size(); ++s) {
     if (is_dev[s]) continue;
     for (const Token& tok : corpus.sentences()[s]) ++train_counts[tok.type];
   }
@@ -497,84 +526,97 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   }
   std::u32string always;
   for (char32_t c : lower_code_points(cfg.char_always)) always.push_back(c);
-  const CharVocab char_vocab =
-      CharVocab::build(char_counts, cfg.char_coverage, cfg.char_min_count, always);
+  vocabs->chars = CharVocab::build(char_counts, cfg.char_coverage, cfg.char_min_count, always);
   const CountVocab word_vocab =
       CountVocab::build(word_counts, cfg.word_vocab_size, cfg.word_min_count);
   const CountVocab root_vocab =
       CountVocab::build(root_counts, cfg.root_vocab_size, cfg.root_min_count);
-  MORPHEUS_RETURN_IF_ERROR(char_vocab.save(path_join(options.out_dir, "char_vocab.json")));
+  MORPHEUS_RETURN_IF_ERROR(vocabs->chars.save(path_join(options.out_dir, "char_vocab.json")));
   MORPHEUS_RETURN_IF_ERROR(word_vocab.save(path_join(options.out_dir, "words.tsv")));
   MORPHEUS_RETURN_IF_ERROR(root_vocab.save(path_join(options.out_dir, "roots.tsv")));
-  std::vector<uint32_t> word_ids(types.size()), root_ids(types.size());
+  vocabs->word_vocab_size = word_vocab.size();
+  vocabs->root_vocab_size = root_vocab.size();
+  vocabs->word_ids.assign(types.size(), 0);
+  vocabs->root_ids.assign(types.size(), 0);
   uint64_t train_tokens = 0, word_known = 0, root_known = 0;
   for (size_t t = 0; t < types.size(); ++t) {
-    word_ids[t] = word_vocab.id(types[t]);
-    root_ids[t] = root_vocab.id(roots[t]);
+    vocabs->word_ids[t] = word_vocab.id(types[t]);
+    vocabs->root_ids[t] = root_vocab.id(roots[t]);
     train_tokens += train_counts[t];
-    if (word_ids[t] != 0) word_known += train_counts[t];
-    if (root_ids[t] != 0) root_known += train_counts[t];
+    if (vocabs->word_ids[t] != 0) word_known += train_counts[t];
+    if (vocabs->root_ids[t] != 0) root_known += train_counts[t];
   }
   const auto share = [&](uint64_t n) {
     return train_tokens == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(train_tokens);
   };
-  summary["vocab"] = {
-      {"char_vocab_size", char_vocab.size()},     {"char_coverage", char_vocab.coverage()},
+  return json{
+      {"char_vocab_size", vocabs->chars.size()},  {"char_coverage", vocabs->chars.coverage()},
       {"distinct_chars", char_counts.size()},     {"word_vocab_size", word_vocab.size()},
       {"word_token_coverage", share(word_known)}, {"root_vocab_size", root_vocab.size()},
       {"distinct_roots", root_counts.size()},     {"root_token_coverage", share(root_known)}};
-  stage_seconds["vocab"] = seconds_since(start);
+}
 
-  // ---- Stage 6: caches.
-  start = Clock::now();
+// The cache words of one token: the whole word, or chunks of max_word_chars characters when it
+// is longer (each counted in *chunked).
+void append_cache_words(const PrepareConfig& cfg, const std::u32string& text, const Token& tok,
+                        const Cuts& cuts, const PrepareVocabs& vocabs, std::vector<CacheWord>* out,
+                        uint64_t* chunked) {
+  const auto len = static_cast<uint32_t>(text.size());
+  for (uint32_t begin = 0; begin < len; begin += cfg.max_word_chars) {
+    const uint32_t n = std::min(cfg.max_word_chars, len - begin);
+    CacheWord w;
+    for (uint32_t j = 0; j < n; ++j) {
+      w.char_ids.push_back(static_cast<uint16_t>(vocabs.chars.id(text[begin + j])));
+      if (!tok.upper.empty() && tok.upper[begin + j]) w.case_bits |= 1u << j;
+    }
+    w.boundary_bits = boundary_bits_of(cuts, begin, n);
+    w.word_id = vocabs.word_ids[tok.type];
+    w.root_id = vocabs.root_ids[tok.type];
+    if (len > cfg.max_word_chars) {
+      w.flags |= kWordIsChunk;
+      if (begin + n < len) w.flags |= kWordContinues;
+      ++*chunked;
+    }
+    out->push_back(std::move(w));
+  }
+}
+
+// Stage 6: train.cache and dev.cache, every sentence cut into windows of max_window_words.
+// Returns the "cache" summary (sizes against the reference int64 layout).
+StatusOr<json> write_caches(const PrepareOptions& options, const Corpus& corpus,
+                            const std::vector<Cuts>& cuts, const std::vector<uint8_t>& is_dev,
+                            const PrepareVocabs& vocabs) {
+  const PrepareConfig& cfg = options.config;
   CacheInfo info;
   info.max_word_chars = cfg.max_word_chars;
   info.max_window_words = cfg.max_window_words;
-  info.char_vocab_size = char_vocab.size();
-  info.word_vocab_size = word_vocab.size();
-  info.root_vocab_size = root_vocab.size();
+  info.char_vocab_size = vocabs.chars.size();
+  info.word_vocab_size = vocabs.word_vocab_size;
+  info.root_vocab_size = vocabs.root_vocab_size;
   CacheWriter writers[2] = {CacheWriter(info), CacheWriter(info)};
   uint64_t chunked[2] = {0, 0}, dropped_windows[2] = {0, 0};
-  {
-    ProgressBar bar("cache", num_sentences, "sentences");
-    std::vector<CacheWord> words;
-    for (size_t s = 0; s < num_sentences; ++s) {
-      const int split = is_dev[s];
-      words.clear();
-      for (const Token& tok : corpus.sentences()[s]) {
-        const std::u32string& text = types[tok.type];
-        const auto len = static_cast<uint32_t>(text.size());
-        for (uint32_t begin = 0; begin < len; begin += cfg.max_word_chars) {
-          const uint32_t n = std::min(cfg.max_word_chars, len - begin);
-          CacheWord w;
-          for (uint32_t j = 0; j < n; ++j) {
-            w.char_ids.push_back(static_cast<uint16_t>(char_vocab.id(text[begin + j])));
-            if (!tok.upper.empty() && tok.upper[begin + j]) w.case_bits |= 1u << j;
-          }
-          w.boundary_bits = boundary_bits_of(cuts[tok.type], begin, n);
-          w.word_id = word_ids[tok.type];
-          w.root_id = root_ids[tok.type];
-          if (len > cfg.max_word_chars) {
-            w.flags |= kWordIsChunk;
-            if (begin + n < len) w.flags |= kWordContinues;
-            ++chunked[split];
-          }
-          words.push_back(std::move(w));
-        }
-      }
-      for (size_t begin = 0; begin < words.size(); begin += cfg.max_window_words) {
-        const size_t end = std::min(words.size(), begin + cfg.max_window_words);
-        if (end - begin < cfg.min_window_words) {
-          ++dropped_windows[split];
-          continue;
-        }
-        writers[split].begin_window();
-        for (size_t i = begin; i < end; ++i) writers[split].add_word(words[i]);
-      }
-      bar.add(1);
+  const size_t num_sentences = corpus.sentences().size();
+  ProgressBar bar("cache", num_sentences, "sentences");
+  std::vector<CacheWord> words;
+  for (size_t s = 0; s < num_sentences; ++s) {
+    const int split = is_dev[s];
+    words.clear();
+    for (const Token& tok : corpus.sentences()[s]) {
+      append_cache_words(cfg, corpus.types()[tok.type], tok, cuts[tok.type], vocabs, &words,
+                         &chunked[split]);
     }
-    bar.finish();
+    for (size_t begin = 0; begin < words.size(); begin += cfg.max_window_words) {
+      const size_t end = std::min(words.size(), begin + cfg.max_window_words);
+      if (end - begin < cfg.min_window_words) {
+        ++dropped_windows[split];
+        continue;
+      }
+      writers[split].begin_window();
+      for (size_t i = begin; i < end; ++i) writers[split].add_word(words[i]);
+    }
+    bar.add(1);
   }
+  bar.finish();
   json cache_json;
   const char* names[2] = {"train", "dev"};
   uint64_t total_bytes = 0, total_reference = 0;
@@ -603,59 +645,129 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
       total_reference == 0
           ? 0.0
           : static_cast<double>(total_bytes) / static_cast<double>(total_reference);
-  summary["cache"] = cache_json;
+  return cache_json;
+}
+
+// Stage 7 (with --gold): the teacher's scores against the gold, with and without the root
+// correction; gold words the table lacks are added to it by the trained Morfessor model when
+// there is one. Returns the "gold" summary.
+StatusOr<json> score_teacher_on_gold(const PrepareOptions& options, const RootLexicon& lexicon,
+                                     TeacherTable* table) {
+  const PrepareConfig& cfg = options.config;
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldWord> gold, read_gold_file(options.gold_file));
+  std::vector<std::u32string> gold_words;
+  for (const GoldWord& g : gold) gold_words.push_back(g.word);
+  size_t unknown = 0;
+  std::string unknown_words_by = "left unsegmented";
+  if (options.teacher_file.empty() &&
+      file_exists(path_join(options.out_dir, "morfessor_model.bin"))) {
+    MORPHEUS_RETURN_IF_ERROR(
+        add_model_segmentations(cfg, options.out_dir, gold_words, table, &unknown));
+    unknown_words_by = "segmented by the trained Morfessor model (Viterbi)";
+  } else {
+    for (const std::u32string& w : gold_words) unknown += table->count(w) == 0;
+  }
+  eval::BoundaryScorer raw_scorer, corrected_scorer;
+  uint64_t changed = 0;
+  for (const GoldWord& g : gold) {
+    Cuts c;
+    if (auto it = table->find(g.word); it != table->end()) c = it->second;
+    std::vector<eval::Pieces> alts;
+    for (const auto& alt : g.alternatives) {
+      eval::Pieces p;
+      for (const std::u32string& piece : alt) p.push_back(utf8::encode(piece));
+      alts.push_back(std::move(p));
+    }
+    raw_scorer.add(to_utf8_pieces(g.word, c), alts);
+    if (cfg.root_correction && apply_root_rule(cfg, lexicon, g.word, &c) > 0) ++changed;
+    corrected_scorer.add(to_utf8_pieces(g.word, c), alts);
+  }
+  return json{{"file", options.gold_file},
+              {"words", gold.size()},
+              {"words_not_in_corpus", unknown},
+              {"words_not_in_corpus_are", unknown_words_by},
+              {"teacher", scores_json(raw_scorer.scores())},
+              {"teacher_root_corrected", scores_json(corrected_scorer.scores())},
+              {"words_changed_by_root_correction", changed}};
+}
+
+// Last stage: the config and versions into the summary, written as prepare.json, then the "all"
+// stamp that lets an unchanged re-run reuse every output.
+Status write_summary(const std::string& out_dir, const json& config_json, uint64_t all_hash,
+                     json* stamps, json* summary) {
+  (*summary)["config"] = config_json;
+  (*summary)["cache_version"] = kCacheVersion;
+  (*summary)["reused"] = false;
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(out_dir, "prepare.json"), summary->dump(2) + "\n"));
+  (*stamps)["all"] = hex16(all_hash);
+  return write_file_atomic(path_join(out_dir, "stamps.json"), stamps->dump(1) + "\n");
+}
+
+}  // namespace
+
+StatusOr<json> run_prepare(const PrepareOptions& options) {
+  const PrepareConfig& cfg = options.config;
+  const auto total_start = Clock::now();
+  json summary;
+  json stage_seconds = json::object();
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+  remove_stale_temps_in(options.out_dir);  // of a killed earlier run
+  json stamps = load_stamps(path_join(options.out_dir, "stamps.json"));
+  const json config_json = prepare_config_to_json(cfg);
+
+  // Everything unchanged since the last complete run: reuse all outputs.
+  auto start = Clock::now();
+  MORPHEUS_ASSIGN_OR_RETURN(const uint64_t all_hash, hash_inputs(options, config_json));
+  json previous = reusable_summary(options.out_dir, stamps, all_hash);
+  if (!previous.is_null()) {
+    MORPHEUS_LOG(kInfo, "prepare: inputs and config unchanged, reusing ", options.out_dir);
+    previous["reused"] = true;
+    return previous;
+  }
+
+  Corpus corpus;
+  MORPHEUS_ASSIGN_OR_RETURN(summary["corpus"], read_corpus(options, &corpus));
+  stage_seconds["corpus"] = seconds_since(start);
+
+  start = Clock::now();
+  TeacherTable table;
+  std::vector<Cuts> cuts;  // per type: the teacher's, then root-corrected
+  MORPHEUS_ASSIGN_OR_RETURN(summary["teacher"],
+                            run_teacher(options, corpus, &stamps, &table, &cuts));
+  stage_seconds["teacher"] = seconds_since(start);
+
+  start = Clock::now();
+  RootLexicon lexicon;
+  MORPHEUS_ASSIGN_OR_RETURN(summary["root_correction"],
+                            correct_roots(cfg, corpus, &lexicon, &cuts));
+  stage_seconds["root_correction"] = seconds_since(start);
+
+  start = Clock::now();
+  std::vector<uint8_t> is_dev;
+  summary["split"] = split_sentences(cfg, corpus.sentences().size(), &is_dev);
+  stage_seconds["split"] = seconds_since(start);
+
+  start = Clock::now();
+  PrepareVocabs vocabs;
+  MORPHEUS_ASSIGN_OR_RETURN(summary["vocab"],
+                            build_vocabularies(options, corpus, cuts, is_dev, &vocabs));
+  stage_seconds["vocab"] = seconds_since(start);
+
+  start = Clock::now();
+  MORPHEUS_ASSIGN_OR_RETURN(summary["cache"], write_caches(options, corpus, cuts, is_dev, vocabs));
   stage_seconds["cache"] = seconds_since(start);
 
-  // ---- Stage 7 (optional): teacher scores against gold, with and without root correction.
   if (!options.gold_file.empty()) {
     start = Clock::now();
-    MORPHEUS_ASSIGN_OR_RETURN(std::vector<GoldWord> gold, read_gold_file(options.gold_file));
-    std::vector<std::u32string> gold_words;
-    for (const GoldWord& g : gold) gold_words.push_back(g.word);
-    size_t unknown = 0;
-    std::string unknown_words_by = "left unsegmented";
-    if (options.teacher_file.empty() && file_exists(model_path)) {
-      MORPHEUS_RETURN_IF_ERROR(
-          add_model_segmentations(cfg, options.out_dir, gold_words, &table, &unknown));
-      unknown_words_by = "segmented by the trained Morfessor model (Viterbi)";
-    } else {
-      for (const std::u32string& w : gold_words) unknown += table.count(w) == 0;
-    }
-    eval::BoundaryScorer raw_scorer, corrected_scorer;
-    uint64_t changed = 0;
-    for (const GoldWord& g : gold) {
-      Cuts c;
-      if (auto it = table.find(g.word); it != table.end()) c = it->second;
-      std::vector<eval::Pieces> alts;
-      for (const auto& alt : g.alternatives) {
-        eval::Pieces p;
-        for (const std::u32string& piece : alt) p.push_back(utf8::encode(piece));
-        alts.push_back(std::move(p));
-      }
-      raw_scorer.add(to_utf8_pieces(g.word, c), alts);
-      if (cfg.root_correction && apply_root_rule(cfg, lexicon, g.word, &c) > 0) {
-        ++changed;
-      }
-      corrected_scorer.add(to_utf8_pieces(g.word, c), alts);
-    }
-    summary["gold"] = {{"file", options.gold_file},
-                       {"words", gold.size()},
-                       {"words_not_in_corpus", unknown},
-                       {"words_not_in_corpus_are", unknown_words_by},
-                       {"teacher", scores_json(raw_scorer.scores())},
-                       {"teacher_root_corrected", scores_json(corrected_scorer.scores())},
-                       {"words_changed_by_root_correction", changed}};
+    MORPHEUS_ASSIGN_OR_RETURN(summary["gold"], score_teacher_on_gold(options, lexicon, &table));
     stage_seconds["gold"] = seconds_since(start);
   }
 
   stage_seconds["total"] = seconds_since(total_start);
   summary["stage_seconds"] = stage_seconds;
-  summary["config"] = config_json;
-  summary["cache_version"] = kCacheVersion;
-  summary["reused"] = false;
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(summary_path, summary.dump(2) + "\n"));
-  stamps["all"] = hex16(all_hash);
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(stamps_path, stamps.dump(1) + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_summary(options.out_dir, config_json, all_hash, &stamps, &summary));
   return summary;
 }
 

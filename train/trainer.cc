@@ -391,306 +391,411 @@ struct RunFiles {
   }
 };
 
-}  // namespace
+// Restores the optimiser moments and the CPU generator of checkpoint directory `dir`.
+Status restore_optimizer_and_rng(const std::string& dir, torch::optim::Optimizer& optimizer) {
+  try {
+    torch::load(optimizer, path_join(dir, "optimizer.pt"));
+    torch::Tensor rng;
+    torch::load(rng, path_join(dir, "rng.pt"));
+    set_cpu_rng_state(rng);
+  } catch (const c10::Error& e) {
+    return data_loss(
+        "cannot restore optimizer/RNG state from " + dir + ": " + e.what_without_backtrace(),
+        "the checkpoint is damaged; delete it to fall back to the previous one");
+  }
+  return ok_status();
+}
 
-StatusOr<TrainSummary> run_training(const TrainOptions& options) {
+// One training run. create() loads the data, joins the ranks, builds the model and optimiser
+// (seeded, or restored from the latest checkpoint with --resume) and plans the steps; run() loops
+// over epochs of step()s with a log() row every log_every steps, evaluate() on dev and
+// checkpoint()s, then finish() writes the last checkpoint, final/ and the curves.
+class Trainer {
+ public:
+  // `options` must outlive the trainer.
+  static StatusOr<std::unique_ptr<Trainer>> create(const TrainOptions& options);
+  StatusOr<TrainSummary> run();
+
+ private:
+  Trainer(const TrainOptions& options, TrainConfig cfg, TrainData data, torch::Device device)
+      : options_(options), cfg_(std::move(cfg)), data_(std::move(data)), device_(device) {}
+
+  Status setup_runtime();  // threads, ranks and the model config with the data's vocab sizes
+  Status init_model();     // run directory, module, optimiser and RNG (fresh or resumed)
+  Status plan_steps();     // global batch, steps per epoch and in total; opens metrics.jsonl
+  Status run_epoch();      // steps until the epoch ends, max_steps, or the after_step hook
+  // One optimiser step over this rank's share of the global batch; true when it ended the epoch.
+  StatusOr<bool> step(BatchPrefetcher& prefetch, const model::LossWeights& weights);
+  // Forward and backward of this rank's micro-batches of the step, skipping non-finite losses.
+  Status forward_backward(BatchPrefetcher& prefetch, const model::LossWeights& weights,
+                          StepStats* stats);
+  // Exchanges, rescales and clips the gradients, then the optimiser step (unless non-finite).
+  Status apply_gradients(double contributing);
+  void log(double aux_weight);  // one metrics row from the running sums, which it resets
+  void evaluate();              // dev evaluation, written as a metrics row (rank 0 only)
+  Status checkpoint();          // checkpoints/step-XXXXXXXX/ of the current step
+  Status finish();              // last evaluation, checkpoint, final/ and the curves
+
+  const TrainOptions& options_;
+  TrainConfig cfg_;
+  TrainData data_;
+  torch::Device device_;
+  int world_ = 1;
+  int rank_ = 0;
+  int64_t threads_ = 1;
+  std::unique_ptr<DataParallel> dp_;
+  RunFiles files_;
+  json config_;  // options.config with the model's vocabulary sizes from the data
+  model::ModelConfig mcfg_;
+  std::string metrics_path_;
+  LoopState state_;
+  model::MorpheusWithHeads module_{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::vector<torch::Tensor> params_;
+  std::vector<uint32_t> window_len_;
+  int64_t accum_ = 0;            // micro-batches per rank and step
+  int64_t per_step_ = 0;         // global batch, micro-batches
+  int64_t usable_ = 0;           // micro-batches of an epoch that are used (the odd tail is not)
+  int64_t steps_per_epoch_ = 0;  // optimiser steps per epoch
+  int64_t total_steps_ = 0;
+  TrainSummary summary_;
+  std::unique_ptr<ProgressBar> bar_;
+  bool stopped_by_hook_ = false;
+  int64_t last_eval_step_ = -1;
+};
+
+StatusOr<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& options) {
   MORPHEUS_ASSIGN_OR_RETURN(TrainConfig cfg, train_config_from_json(options.config, "config"));
   MORPHEUS_ASSIGN_OR_RETURN(TrainData data, load_train_data(options.data_dir));
   MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, rank_device(options));
-  model::configure_device(device);
-  const int world = std::max(1, options.dist.world_size);
-  const int rank = world > 1 ? options.dist.rank : 0;
+  std::unique_ptr<Trainer> trainer(new Trainer(options, std::move(cfg), std::move(data), device));
+  MORPHEUS_RETURN_IF_ERROR(trainer->setup_runtime());
+  MORPHEUS_RETURN_IF_ERROR(trainer->init_model());
+  MORPHEUS_RETURN_IF_ERROR(trainer->plan_steps());
+  return trainer;
+}
+
+Status Trainer::setup_runtime() {
+  model::configure_device(device_);
+  world_ = std::max(1, options_.dist.world_size);
+  rank_ = world_ > 1 ? options_.dist.rank : 0;
   const int64_t cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-  const int64_t threads =
-      cfg.threads > 0 ? cfg.threads
-                      : std::max<int64_t>(1, cores / std::max(1, options.dist.local_world_size));
-  torch::set_num_threads(static_cast<int>(threads));
-  std::unique_ptr<DataParallel> dp;
-  if (world > 1) {
+  threads_ = cfg_.threads > 0
+                 ? cfg_.threads
+                 : std::max<int64_t>(1, cores / std::max(1, options_.dist.local_world_size));
+  torch::set_num_threads(static_cast<int>(threads_));
+  if (world_ > 1) {
     MORPHEUS_ASSIGN_OR_RETURN(
-        dp, DataParallel::join(options.dist, options.dist_options, device.is_cuda()));
+        dp_, DataParallel::join(options_.dist, options_.dist_options, device_.is_cuda()));
   }
-  RunFiles files;
-  files.main = rank == 0;
+  files_.main = rank_ == 0;
 
   // The model's vocabulary sizes come from the prepared data.
-  json config = options.config;
-  config["model"]["char_vocab_size"] = data.char_vocab_size;
-  config["model"]["word_vocab_size"] = data.word_vocab_size;
-  config["model"]["root_vocab_size"] = data.root_vocab_size;
-  MORPHEUS_ASSIGN_OR_RETURN(model::ModelConfig mcfg,
-                            model::model_config_from_json(config, "config"));
-  if (static_cast<uint32_t>(mcfg.max_word_len) < data.train.info().max_word_chars + 2) {
-    return invalid_argument("model.max_word_len " + std::to_string(mcfg.max_word_len) +
+  config_ = options_.config;
+  config_["model"]["char_vocab_size"] = data_.char_vocab_size;
+  config_["model"]["word_vocab_size"] = data_.word_vocab_size;
+  config_["model"]["root_vocab_size"] = data_.root_vocab_size;
+  MORPHEUS_ASSIGN_OR_RETURN(mcfg_, model::model_config_from_json(config_, "config"));
+  if (static_cast<uint32_t>(mcfg_.max_word_len) < data_.train.info().max_word_chars + 2) {
+    return invalid_argument("model.max_word_len " + std::to_string(mcfg_.max_word_len) +
                                 " cannot hold the cache's words of up to " +
-                                std::to_string(data.train.info().max_word_chars) +
+                                std::to_string(data_.train.info().max_word_chars) +
                                 " characters plus BOS and EOS",
                             "raise model.max_word_len or re-run prepare with a smaller "
                             "prepare.max_word_chars");
   }
+  return ok_status();
+}
 
-  const std::string ckpt_root = path_join(options.out_dir, "checkpoints");
-  if (files.main) {
-    MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
+Status Trainer::init_model() {
+  const std::string ckpt_root = path_join(options_.out_dir, "checkpoints");
+  if (files_.main) {
+    MORPHEUS_RETURN_IF_ERROR(make_dirs(options_.out_dir));
     // Temp files and directories of a killed earlier run (a checkpoint it never finished).
-    remove_stale_temps_in(options.out_dir);
+    remove_stale_temps_in(options_.out_dir);
     remove_stale_temps_in(ckpt_root);
   }
-  const std::string metrics_path = path_join(options.out_dir, "metrics.jsonl");
-  LoopState state;
-  model::MorpheusWithHeads module{nullptr};
+  metrics_path_ = path_join(options_.out_dir, "metrics.jsonl");
   std::string resume_dir;
-  if (options.resume) {
-    MORPHEUS_RETURN_IF_ERROR(restore_loop_state(ckpt_root, &state, &resume_dir));
-    MORPHEUS_ASSIGN_OR_RETURN(module, model::load_checkpoint(resume_dir));
-    if (files.main) MORPHEUS_RETURN_IF_ERROR(truncate_metrics(metrics_path, state.step));
-    MORPHEUS_LOG(kInfo, "resuming from ", resume_dir, " at step ", state.step);
+  if (options_.resume) {
+    MORPHEUS_RETURN_IF_ERROR(restore_loop_state(ckpt_root, &state_, &resume_dir));
+    MORPHEUS_ASSIGN_OR_RETURN(module_, model::load_checkpoint(resume_dir));
+    if (files_.main) MORPHEUS_RETURN_IF_ERROR(truncate_metrics(metrics_path_, state_.step));
+    MORPHEUS_LOG(kInfo, "resuming from ", resume_dir, " at step ", state_.step);
   } else {
-    torch::manual_seed(static_cast<uint64_t>(cfg.seed));
-    module = model::MorpheusWithHeads(mcfg);
-    module->sgns->set_unigram_counts(data.word_counts.to(torch::kFloat32));
-    if (files.main) MORPHEUS_RETURN_IF_ERROR(write_file_atomic(metrics_path, ""));
+    torch::manual_seed(static_cast<uint64_t>(cfg_.seed));
+    module_ = model::MorpheusWithHeads(mcfg_);
+    module_->sgns->set_unigram_counts(data_.word_counts.to(torch::kFloat32));
+    if (files_.main) MORPHEUS_RETURN_IF_ERROR(write_file_atomic(metrics_path_, ""));
   }
-  if (files.main) {
+  if (files_.main) {
     MORPHEUS_RETURN_IF_ERROR(
-        write_file_atomic(path_join(options.out_dir, "config.json"), config.dump(2) + "\n"));
+        write_file_atomic(path_join(options_.out_dir, "config.json"), config_.dump(2) + "\n"));
   }
-  module->to(device);
-  module->train();
-  torch::optim::AdamW optimizer(parameter_groups(*module, cfg));
+  module_->to(device_);
+  module_->train();
+  optimizer_ = std::make_unique<torch::optim::AdamW>(parameter_groups(*module_, cfg_));
   if (!resume_dir.empty()) {
-    try {
-      torch::load(optimizer, path_join(resume_dir, "optimizer.pt"));
-      torch::Tensor rng;
-      torch::load(rng, path_join(resume_dir, "rng.pt"));
-      set_cpu_rng_state(rng);
-    } catch (const c10::Error& e) {
-      return data_loss("cannot restore optimizer/RNG state from " + resume_dir + ": " +
-                           e.what_without_backtrace(),
-                       "the checkpoint is damaged; delete it to fall back to the previous one");
-    }
+    MORPHEUS_RETURN_IF_ERROR(restore_optimizer_and_rng(resume_dir, *optimizer_));
   }
-  const std::vector<torch::Tensor> params = module->parameters();
-  if (dp) {
+  params_ = module_->parameters();
+  if (dp_) {
     // Every rank starts from rank 0's values (a fresh run's seeded initialisation is the same on
     // every rank already; this makes it so whatever the ranks loaded).
-    std::vector<torch::Tensor> all = params;
-    for (const auto& b : module->buffers()) all.push_back(b);
-    MORPHEUS_RETURN_IF_ERROR(dp->broadcast(all));
-    dp->set_parameters(params, embedding_flags(*module, params));
+    std::vector<torch::Tensor> all = params_;
+    for (const auto& b : module_->buffers()) all.push_back(b);
+    MORPHEUS_RETURN_IF_ERROR(dp_->broadcast(all));
+    dp_->set_parameters(params_, embedding_flags(*module_, params_));
   }
+  return ok_status();
+}
 
-  const std::vector<uint32_t> window_len = window_max_lengths(data.train);
+Status Trainer::plan_steps() {
+  window_len_ = window_max_lengths(data_.train);
   const int64_t batches_per_epoch =
-      (static_cast<int64_t>(data.train.num_windows()) + cfg.batch_windows - 1) / cfg.batch_windows;
-  if (batches_per_epoch < world) {
-    return invalid_argument(std::to_string(world) + " ranks but the training data makes only " +
+      (static_cast<int64_t>(data_.train.num_windows()) + cfg_.batch_windows - 1) /
+      cfg_.batch_windows;
+  if (batches_per_epoch < world_) {
+    return invalid_argument(std::to_string(world_) + " ranks but the training data makes only " +
                                 std::to_string(batches_per_epoch) + " micro-batches of " +
-                                std::to_string(cfg.batch_windows) + " windows",
+                                std::to_string(cfg_.batch_windows) + " windows",
                             "lower train.batch_windows or run fewer ranks");
   }
   // Micro-batches per rank and step; fewer when the data has fewer batches than the global step.
-  const int64_t accum = std::min(cfg.grad_accum, batches_per_epoch / world);
-  const int64_t per_step = accum * world;                            // global batch, micro-batches
-  const int64_t usable = (batches_per_epoch / per_step) * per_step;  // the odd tail is left out
-  const int64_t steps_per_epoch = usable / per_step;
-  const int64_t total_steps = cfg.max_steps > 0 ? cfg.max_steps : cfg.epochs * steps_per_epoch;
-  if (options.resume && state.micro_per_step != 0 && state.micro_per_step != per_step) {
+  accum_ = std::min(cfg_.grad_accum, batches_per_epoch / world_);
+  per_step_ = accum_ * world_;
+  usable_ = (batches_per_epoch / per_step_) * per_step_;
+  steps_per_epoch_ = usable_ / per_step_;
+  total_steps_ = cfg_.max_steps > 0 ? cfg_.max_steps : cfg_.epochs * steps_per_epoch_;
+  if (options_.resume && state_.micro_per_step != 0 && state_.micro_per_step != per_step_) {
     return invalid_argument(
-        "--resume: the checkpoint's global batch is " + std::to_string(state.micro_per_step) +
-            " micro-batches of " + std::to_string(cfg.batch_windows) +
+        "--resume: the checkpoint's global batch is " + std::to_string(state_.micro_per_step) +
+            " micro-batches of " + std::to_string(cfg_.batch_windows) +
             " windows per step; this "
             "run's is " +
-            std::to_string(per_step) + " (" + std::to_string(world) + " ranks × " +
-            std::to_string(accum) + ")",
+            std::to_string(per_step_) + " (" + std::to_string(world_) + " ranks × " +
+            std::to_string(accum_) + ")",
         "keep ranks × train.grad_accum equal to the checkpoint's (e.g. --set train.grad_accum=" +
-            std::to_string(std::max<int64_t>(1, state.micro_per_step / world)) + ")");
+            std::to_string(std::max<int64_t>(1, state_.micro_per_step / world_)) + ")");
   }
-  state.micro_per_step = per_step;
-  MORPHEUS_LOG(kInfo, "training on ", device.str(), " with ", threads,
-               " threads: ", data.train.num_windows(), " windows, ", data.train.num_words(),
-               " words, ", steps_per_epoch, " steps/epoch, ", total_steps, " steps");
-  MORPHEUS_LOG(kInfo, "global batch: ", cfg.batch_windows, " windows × ", world, " ranks × ", accum,
-               " accumulation = ", cfg.batch_windows * per_step, " windows per step",
-               dp ? " (" + dp->backend() + ")" : std::string());
-
-  if (files.main) {
-    files.metrics = std::fopen(metrics_path.c_str(), "ab");
-    if (files.metrics == nullptr) return io_error("cannot append to " + metrics_path);
+  state_.micro_per_step = per_step_;
+  MORPHEUS_LOG(kInfo, "training on ", device_.str(), " with ", threads_,
+               " threads: ", data_.train.num_windows(), " windows, ", data_.train.num_words(),
+               " words, ", steps_per_epoch_, " steps/epoch, ", total_steps_, " steps");
+  MORPHEUS_LOG(kInfo, "global batch: ", cfg_.batch_windows, " windows × ", world_, " ranks × ",
+               accum_, " accumulation = ", cfg_.batch_windows * per_step_, " windows per step",
+               dp_ ? " (" + dp_->backend() + ")" : std::string());
+  if (files_.main) {
+    files_.metrics = std::fopen(metrics_path_.c_str(), "ab");
+    if (files_.metrics == nullptr) return io_error("cannot append to " + metrics_path_);
   }
+  return ok_status();
+}
 
-  TrainSummary summary;
-  ProgressBar bar("train", static_cast<uint64_t>(total_steps), "steps");
-  bar.set(static_cast<uint64_t>(state.step));
+StatusOr<TrainSummary> Trainer::run() {
+  bar_ = std::make_unique<ProgressBar>("train", static_cast<uint64_t>(total_steps_), "steps");
+  bar_->set(static_cast<uint64_t>(state_.step));
   const auto run_start = Clock::now();
-  bool stopped_by_hook = false;
-  int64_t last_eval_step = -1;
-  auto run_eval = [&]() {
-    if (!files.main) return;
-    summary.dev = evaluate_dev(module, data.dev, cfg, mcfg, device);
-    last_eval_step = state.step;
-    files.write_row(json{{"step", state.step}, {"epoch", state.epoch}, {"dev", summary.dev}});
-    MORPHEUS_LOG(kInfo, "step ", state.step, ": dev boundary F1 ",
-                 summary.dev["boundary_f1"].get<double>(), " (P ",
-                 summary.dev["boundary_precision"].get<double>(), ", R ",
-                 summary.dev["boundary_recall"].get<double>(), ")");
-  };
+  while (state_.step < total_steps_ && !stopped_by_hook_) {
+    MORPHEUS_RETURN_IF_ERROR(run_epoch());
+  }
+  bar_->finish();
+  summary_.steps = state_.step;
+  summary_.skipped_micro_batches = state_.skipped;
+  summary_.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  if (stopped_by_hook_ || !files_.main) return summary_;
+  MORPHEUS_RETURN_IF_ERROR(finish());
+  return summary_;
+}
 
-  while (state.step < total_steps && !stopped_by_hook) {
-    const EpochPlan plan = plan_epoch(window_len, cfg.batch_windows, cfg.bucket_batches,
-                                      static_cast<uint64_t>(cfg.seed), state.epoch);
-    // This rank's micro-batches of the epoch, in order.
-    EpochPlan local;
-    for (size_t k : rank_micro_batches(static_cast<size_t>(steps_per_epoch), world, rank, accum)) {
-      local.push_back(plan[k]);
+Status Trainer::run_epoch() {
+  const EpochPlan plan = plan_epoch(window_len_, cfg_.batch_windows, cfg_.bucket_batches,
+                                    static_cast<uint64_t>(cfg_.seed), state_.epoch);
+  // This rank's micro-batches of the epoch, in order.
+  EpochPlan local;
+  for (size_t k :
+       rank_micro_batches(static_cast<size_t>(steps_per_epoch_), world_, rank_, accum_)) {
+    local.push_back(plan[k]);
+  }
+  const double aux_weight = model::aux_weight_for_epoch(mcfg_, state_.epoch);
+  const model::LossWeights weights{aux_weight, mcfg_.sgns_weight, mcfg_.ctr_weight,
+                                   mcfg_.use_mlm ? mcfg_.mlm_weight : 0.0};
+  BatchPrefetcher prefetch(data_.train, local,
+                           static_cast<size_t>(state_.micro / per_step_ * accum_),
+                           mcfg_.max_word_len, cfg_.skip_chunks);
+  while (state_.micro + per_step_ <= usable_ && state_.step < total_steps_) {
+    MORPHEUS_ASSIGN_OR_RETURN(const bool epoch_end, step(prefetch, weights));
+    bar_->set(static_cast<uint64_t>(state_.step));
+    if (state_.step % cfg_.log_every == 0 || state_.step == total_steps_) log(aux_weight);
+    const bool eval_now = cfg_.eval_every > 0 ? state_.step % cfg_.eval_every == 0 : epoch_end;
+    if (eval_now) evaluate();
+    const bool ckpt_now =
+        cfg_.checkpoint_every > 0 ? state_.step % cfg_.checkpoint_every == 0 : epoch_end;
+    if (ckpt_now && state_.step < total_steps_ && files_.main) {
+      MORPHEUS_RETURN_IF_ERROR(checkpoint());
     }
-    const double aux_weight = model::aux_weight_for_epoch(mcfg, state.epoch);
-    const model::LossWeights weights{aux_weight, mcfg.sgns_weight, mcfg.ctr_weight,
-                                     mcfg.use_mlm ? mcfg.mlm_weight : 0.0};
-    BatchPrefetcher prefetch(data.train, local, static_cast<size_t>(state.micro / per_step * accum),
-                             mcfg.max_word_len, cfg.skip_chunks);
-    while (state.micro + per_step <= usable && state.step < total_steps) {
-      const auto t0 = Clock::now();
-      optimizer.zero_grad();
-      StepStats stats;
-      for (int64_t a = 0; a < accum; ++a) {
-        model::MorpheusBatch cpu;
-        if (!prefetch.next(&cpu)) return internal_error("batch plan ended early");
-        const int64_t micro_index = state.global_micro + rank * accum + a;
-        if (cpu.char_ids.size(0) == 0) continue;
-        // Sampling of this micro-batch, the same on whichever rank computes it.
-        torch::manual_seed(micro_batch_seed(cfg.seed, micro_index));
-        model::MorpheusBatch batch = cpu.to(device);
-        model::LossOutput out = module->compute_losses(batch, weights);
-        torch::Tensor total = out.total;
-        if (micro_index == options.poison_micro_batch) total = total * std::nan("");
-        const double total_value = total.item<double>();
-        if (!std::isfinite(total_value)) {
-          stats.skipped += 1;
-          MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite loss (aux ",
-                       out.aux.item<double>(), ", sgns ", out.sgns.item<double>(), ", ctr ",
-                       out.ctr.item<double>(), ", mlm ", out.mlm.item<double>(), "); micro-batch ",
-                       micro_index, " skipped");
-          continue;
-        }
-        (total / static_cast<double>(accum)).backward();
-        stats.contributing += 1;
-        stats.total += total_value;
-        stats.aux += out.aux.item<double>();
-        stats.sgns += out.sgns.item<double>();
-        stats.ctr += out.ctr.item<double>();
-        stats.mlm += out.mlm.item<double>();
-        stats.words += static_cast<double>(cpu.char_ids.size(0));
-      }
-      state.micro += per_step;
-      state.global_micro += per_step;
-      MORPHEUS_RETURN_IF_ERROR(reduce_step_stats(dp.get(), &stats));
-      state.skipped += static_cast<int64_t>(stats.skipped);
-      if (stats.contributing > 0) {
-        if (dp) {
-          MORPHEUS_RETURN_IF_ERROR(dp->sync_gradients());
-          state.acc.exchange_seconds += dp->last_exchange().seconds;
-        }
-        // Σ over ranks of Σ_micro ∇loss / accum → the mean over contributing micro-batches.
-        const double scale = static_cast<double>(accum) / stats.contributing;
-        if (scale != 1.0) {
-          torch::NoGradGuard no_grad;
-          for (auto& p : params) {
-            if (p.grad().defined()) p.grad().mul_(scale);
-          }
-        }
-        const double max_norm =
-            cfg.grad_clip > 0 ? cfg.grad_clip : std::numeric_limits<double>::infinity();
-        const double grad_norm = torch::nn::utils::clip_grad_norm_(params, max_norm);
-        if (std::isfinite(grad_norm)) {
-          set_learning_rate(optimizer, cfg.lr * lr_multiplier(state.step, total_steps,
-                                                              cfg.warmup_steps, cfg.lr_min_ratio));
-          optimizer.step();
-          state.acc.grad_norm += grad_norm;
-        } else {
-          MORPHEUS_LOG(kWarning, "step ", state.step, ": non-finite gradient norm; step skipped");
-        }
-      }
-      state.acc.total += stats.total;
-      state.acc.aux += stats.aux;
-      state.acc.sgns += stats.sgns;
-      state.acc.ctr += stats.ctr;
-      state.acc.mlm += stats.mlm;
-      state.acc.micro += static_cast<int64_t>(stats.contributing);
-      state.acc.words += static_cast<int64_t>(stats.words);
-      ++state.step;
-      state.acc.steps += 1;
-      state.acc.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-      const bool epoch_end = state.micro + per_step > usable;
-      if (epoch_end) {
-        ++state.epoch;
-        state.micro = 0;
-      }
-      bar.set(static_cast<uint64_t>(state.step));
+    if (options_.after_step && !options_.after_step(state_.step)) {
+      stopped_by_hook_ = true;
+      break;
+    }
+    if (epoch_end) break;  // re-plan for the next epoch
+  }
+  return ok_status();
+}
 
-      if (state.step % cfg.log_every == 0 || state.step == total_steps) {
-        const double m = std::max<double>(1, static_cast<double>(state.acc.micro));
-        const double steps = std::max<double>(1, static_cast<double>(state.acc.steps));
-        const json row = {{"step", state.step},
-                          {"epoch", state.epoch},
-                          {"lr", cfg.lr * lr_multiplier(state.step - 1, total_steps,
-                                                        cfg.warmup_steps, cfg.lr_min_ratio)},
-                          {"aux_weight", aux_weight},
-                          {"loss", state.acc.total / m},
-                          {"aux", state.acc.aux / m},
-                          {"sgns", state.acc.sgns / m},
-                          {"ctr", state.acc.ctr / m},
-                          {"mlm", state.acc.mlm / m},
-                          {"grad_norm", state.acc.grad_norm / steps},
-                          {"words_per_s", static_cast<double>(state.acc.words) /
-                                              std::max(1e-9, state.acc.seconds)},
-                          {"words", state.acc.words},
-                          {"seconds", state.acc.seconds},
-                          {"micro_batches", state.acc.micro},
-                          {"skipped_micro_batches", state.skipped},
-                          {"ranks", world},
-                          {"exchange_s_per_step", state.acc.exchange_seconds / steps}};
-        files.write_row(row);
-        if (summary.first_losses.is_null()) summary.first_losses = row;
-        summary.last_losses = row;
-        MORPHEUS_LOG(kDebug, row.dump());
-        state.acc = Accumulator{};
-      }
-      const bool eval_now = cfg.eval_every > 0 ? state.step % cfg.eval_every == 0 : epoch_end;
-      if (eval_now) run_eval();
-      const bool ckpt_now =
-          cfg.checkpoint_every > 0 ? state.step % cfg.checkpoint_every == 0 : epoch_end;
-      if (ckpt_now && state.step < total_steps && files.main) {
-        MORPHEUS_RETURN_IF_ERROR(save_training_state(options.out_dir, module, optimizer, state,
-                                                     config, options.data_dir));
-      }
-      if (options.after_step && !options.after_step(state.step)) {
-        stopped_by_hook = true;
-        break;
-      }
-      if (epoch_end) break;  // re-plan for the next epoch
+StatusOr<bool> Trainer::step(BatchPrefetcher& prefetch, const model::LossWeights& weights) {
+  const auto t0 = Clock::now();
+  optimizer_->zero_grad();
+  StepStats stats;
+  MORPHEUS_RETURN_IF_ERROR(forward_backward(prefetch, weights, &stats));
+  state_.micro += per_step_;
+  state_.global_micro += per_step_;
+  MORPHEUS_RETURN_IF_ERROR(reduce_step_stats(dp_.get(), &stats));
+  state_.skipped += static_cast<int64_t>(stats.skipped);
+  if (stats.contributing > 0) MORPHEUS_RETURN_IF_ERROR(apply_gradients(stats.contributing));
+  state_.acc.total += stats.total;
+  state_.acc.aux += stats.aux;
+  state_.acc.sgns += stats.sgns;
+  state_.acc.ctr += stats.ctr;
+  state_.acc.mlm += stats.mlm;
+  state_.acc.micro += static_cast<int64_t>(stats.contributing);
+  state_.acc.words += static_cast<int64_t>(stats.words);
+  ++state_.step;
+  state_.acc.steps += 1;
+  state_.acc.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  const bool epoch_end = state_.micro + per_step_ > usable_;
+  if (epoch_end) {
+    ++state_.epoch;
+    state_.micro = 0;
+  }
+  return epoch_end;
+}
+
+Status Trainer::forward_backward(BatchPrefetcher& prefetch, const model::LossWeights& weights,
+                                 StepStats* stats) {
+  for (int64_t a = 0; a < accum_; ++a) {
+    model::MorpheusBatch cpu;
+    if (!prefetch.next(&cpu)) return internal_error("batch plan ended early");
+    const int64_t micro_index = state_.global_micro + rank_ * accum_ + a;
+    if (cpu.char_ids.size(0) == 0) continue;
+    // Sampling of this micro-batch, the same on whichever rank computes it.
+    torch::manual_seed(micro_batch_seed(cfg_.seed, micro_index));
+    model::MorpheusBatch batch = cpu.to(device_);
+    model::LossOutput out = module_->compute_losses(batch, weights);
+    torch::Tensor total = out.total;
+    if (micro_index == options_.poison_micro_batch) total = total * std::nan("");
+    const double total_value = total.item<double>();
+    if (!std::isfinite(total_value)) {
+      stats->skipped += 1;
+      MORPHEUS_LOG(kWarning, "step ", state_.step, ": non-finite loss (aux ",
+                   out.aux.item<double>(), ", sgns ", out.sgns.item<double>(), ", ctr ",
+                   out.ctr.item<double>(), ", mlm ", out.mlm.item<double>(), "); micro-batch ",
+                   micro_index, " skipped");
+      continue;
+    }
+    (total / static_cast<double>(accum_)).backward();
+    stats->contributing += 1;
+    stats->total += total_value;
+    stats->aux += out.aux.item<double>();
+    stats->sgns += out.sgns.item<double>();
+    stats->ctr += out.ctr.item<double>();
+    stats->mlm += out.mlm.item<double>();
+    stats->words += static_cast<double>(cpu.char_ids.size(0));
+  }
+  return ok_status();
+}
+
+Status Trainer::apply_gradients(double contributing) {
+  if (dp_) {
+    MORPHEUS_RETURN_IF_ERROR(dp_->sync_gradients());
+    state_.acc.exchange_seconds += dp_->last_exchange().seconds;
+  }
+  // Σ over ranks of Σ_micro ∇loss / accum → the mean over contributing micro-batches.
+  const double scale = static_cast<double>(accum_) / contributing;
+  if (scale != 1.0) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : params_) {
+      if (p.grad().defined()) p.grad().mul_(scale);
     }
   }
-  bar.finish();
-  summary.steps = state.step;
-  summary.skipped_micro_batches = state.skipped;
-  summary.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-  if (stopped_by_hook || !files.main) return summary;
+  const double max_norm =
+      cfg_.grad_clip > 0 ? cfg_.grad_clip : std::numeric_limits<double>::infinity();
+  const double grad_norm = torch::nn::utils::clip_grad_norm_(params_, max_norm);
+  if (std::isfinite(grad_norm)) {
+    set_learning_rate(*optimizer_, cfg_.lr * lr_multiplier(state_.step, total_steps_,
+                                                           cfg_.warmup_steps, cfg_.lr_min_ratio));
+    optimizer_->step();
+    state_.acc.grad_norm += grad_norm;
+  } else {
+    MORPHEUS_LOG(kWarning, "step ", state_.step, ": non-finite gradient norm; step skipped");
+  }
+  return ok_status();
+}
 
-  if (last_eval_step != state.step) run_eval();
-  MORPHEUS_RETURN_IF_ERROR(
-      save_training_state(options.out_dir, module, optimizer, state, config, options.data_dir));
+void Trainer::log(double aux_weight) {
+  const Accumulator& acc = state_.acc;
+  const double m = std::max<double>(1, static_cast<double>(acc.micro));
+  const double steps = std::max<double>(1, static_cast<double>(acc.steps));
+  const json row = {{"step", state_.step},
+                    {"epoch", state_.epoch},
+                    {"lr", cfg_.lr * lr_multiplier(state_.step - 1, total_steps_, cfg_.warmup_steps,
+                                                   cfg_.lr_min_ratio)},
+                    {"aux_weight", aux_weight},
+                    {"loss", acc.total / m},
+                    {"aux", acc.aux / m},
+                    {"sgns", acc.sgns / m},
+                    {"ctr", acc.ctr / m},
+                    {"mlm", acc.mlm / m},
+                    {"grad_norm", acc.grad_norm / steps},
+                    {"words_per_s", static_cast<double>(acc.words) / std::max(1e-9, acc.seconds)},
+                    {"words", acc.words},
+                    {"seconds", acc.seconds},
+                    {"micro_batches", acc.micro},
+                    {"skipped_micro_batches", state_.skipped},
+                    {"ranks", world_},
+                    {"exchange_s_per_step", acc.exchange_seconds / steps}};
+  files_.write_row(row);
+  if (summary_.first_losses.is_null()) summary_.first_losses = row;
+  summary_.last_losses = row;
+  MORPHEUS_LOG(kDebug, row.dump());
+  state_.acc = Accumulator{};
+}
+
+void Trainer::evaluate() {
+  if (!files_.main) return;
+  summary_.dev = evaluate_dev(module_, data_.dev, cfg_, mcfg_, device_);
+  last_eval_step_ = state_.step;
+  files_.write_row(json{{"step", state_.step}, {"epoch", state_.epoch}, {"dev", summary_.dev}});
+  MORPHEUS_LOG(kInfo, "step ", state_.step, ": dev boundary F1 ",
+               summary_.dev["boundary_f1"].get<double>(), " (P ",
+               summary_.dev["boundary_precision"].get<double>(), ", R ",
+               summary_.dev["boundary_recall"].get<double>(), ")");
+}
+
+Status Trainer::checkpoint() {
+  return save_training_state(options_.out_dir, module_, *optimizer_, state_, config_,
+                             options_.data_dir);
+}
+
+Status Trainer::finish() {
+  if (last_eval_step_ != state_.step) evaluate();
+  MORPHEUS_RETURN_IF_ERROR(checkpoint());
   model::CheckpointExtras extras;
-  extras.config_json = config.dump(2);
+  extras.config_json = config_.dump(2);
   MORPHEUS_ASSIGN_OR_RETURN(extras.char_vocab_json,
-                            read_file(path_join(options.data_dir, "char_vocab.json")));
-  MORPHEUS_RETURN_IF_ERROR(
-      model::save_inference_checkpoint(path_join(options.out_dir, "final"), module->model, extras));
-  std::fclose(files.metrics);
-  files.metrics = nullptr;
-  MORPHEUS_RETURN_IF_ERROR(
-      write_training_curves(metrics_path, path_join(options.out_dir, "training_curves.png")));
-  return summary;
+                            read_file(path_join(options_.data_dir, "char_vocab.json")));
+  MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(options_.out_dir, "final"),
+                                                            module_->model, extras));
+  std::fclose(files_.metrics);
+  files_.metrics = nullptr;
+  return write_training_curves(metrics_path_, path_join(options_.out_dir, "training_curves.png"));
+}
+
+}  // namespace
+
+StatusOr<TrainSummary> run_training(const TrainOptions& options) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer, Trainer::create(options));
+  return trainer->run();
 }
 
 }  // namespace morpheus::train
