@@ -4,7 +4,7 @@
 // the letter runs the segmentation table lacks to the model in one call (the `morpheus-torch
 // model-server` co-process, tools/model_client.h, started on the first miss), then
 // TokenizerDir::encode / segment_word and PieceCodec::decode. cache_file is their --cache-file
-// (TokenizerDir::attach_cache, tools/seg_cache.h): runs outside the table are looked up there
+// (TokenizerDir::attach_cache, tokenizer/seg_cache.h): runs outside the table are looked up there
 // before the model, and what the model segments is appended to it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -47,7 +47,7 @@ class Tokenizer {
   Tokenizer(const std::string& path, const std::string& model_server, size_t cache, bool self_test,
             const std::string& cache_file)
       : cache_file_(cache_file) {
-    tools::RunSegmenterFactory model;
+    tokenizer::SegmenterSpec model;
     if (!model_server.empty()) model = tools::model_server_factory(model_server, cache);
     dir_ = value_or_raise(tools::TokenizerDir::load(path, self_test, std::move(model)));
     if (!cache_file.empty()) check(dir_->attach_cache(cache_file));
@@ -159,7 +159,7 @@ from the segmentation table go to `model_server` (the `morpheus-torch` binary, r
 `morpheus-torch model-server`, started on the first miss); with model_server="" they are an
 error. `cache` is the model server's LRU (--cache). `cache_file` is --cache-file of `morpheus
 encode|segment`: a persistent cache of the model's segmentations, created when absent, read
-before the model is asked and appended to (tools/seg_cache.h); the file is locked while the
+before the model is asked and appended to (tokenizer/seg_cache.h); the file is locked while the
 Tokenizer lives, so a second writer (process or Tokenizer) on it raises RuntimeError.)")
       .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&>(),
            py::arg("path"), py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,

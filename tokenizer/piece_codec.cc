@@ -43,14 +43,10 @@ size_t encoded_length(char32_t cp) {
 
 }  // namespace
 
-WordSegmentFn segment_fn(const Segmenter& segmenter) {
-  return [&segmenter](std::string_view word) { return segmenter.segment(word); };
-}
-
-PieceCodec::PieceCodec(std::vector<std::string> pieces, WordSegmentFn segment,
+PieceCodec::PieceCodec(std::vector<std::string> pieces, std::shared_ptr<const Segmenter> segmenter,
                        PieceCodecOptions options)
     : pieces_(std::move(pieces)),
-      segment_(std::move(segment)),
+      segmenter_(std::move(segmenter)),
       options_(options),
       cache_(std::make_unique<Cache>()) {}
 
@@ -58,9 +54,10 @@ PieceCodec::PieceCodec(PieceCodec&&) noexcept = default;
 PieceCodec& PieceCodec::operator=(PieceCodec&&) noexcept = default;
 PieceCodec::~PieceCodec() = default;
 
-StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces, WordSegmentFn segment,
+StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
+                                        std::shared_ptr<const Segmenter> segmenter,
                                         PieceCodecOptions options) {
-  PieceCodec codec(std::move(pieces), std::move(segment), options);
+  PieceCodec codec(std::move(pieces), std::move(segmenter), options);
   codec.piece_ids_.reserve(codec.pieces_.size() * 2);
   for (size_t i = 0; i < codec.pieces_.size(); ++i) {
     const std::string& p = codec.pieces_[i];
@@ -111,7 +108,10 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
                             std::vector<Unit>* units) const {
   units->clear();
   std::vector<std::string> parts;
-  if (segment_) parts = segment_(folded);
+  if (segmenter_) {
+    StatusOr<std::vector<std::string>> cut = segmenter_->segment_word(folded);
+    if (cut.ok()) parts = std::move(*cut);  // an error: the whole run (see create())
+  }
   size_t total = 0;
   for (const std::string& p : parts) total += p.size();
   bool ok = total == folded.size();

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // PieceCodec: a generic lossless text <-> id codec over a piece vocabulary and a pluggable word
-// segmenter (CBPE plugs its BPE-on-morphs segmenter in; the neural tokenizer plugs in its own).
+// Segmenter (tokenizer/segmenter.h; CBPE plugs its BPE-on-morphs segmenter in, the Morpheus
+// tokenizer directory its segmentation table).
 //   "Evlerde 3 kedi" -> <cap> ev ler de <0x20> <0x33> <0x20> kedi     (pieces "ev","ler","de")
 // decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,18 +15,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer {
-
-// Splits one lower-cased (Turkish case-folded) letter run into pieces whose concatenation is the
-// run. Pieces that do not concatenate back, or that cut a code point, are ignored: the codec then
-// uses the whole run.
-using WordSegmentFn = std::function<std::vector<std::string>(std::string_view folded_word)>;
-
-// Adapts a Segmenter (tokenizer/segmentation_file.h) to a WordSegmentFn. `segmenter` must outlive
-// the returned function.
-WordSegmentFn segment_fn(const Segmenter& segmenter);
 
 struct PieceCodecOptions {
   bool turkish_case = true;         // I<->ı, İ<->i when folding and restoring case
@@ -71,8 +62,13 @@ class PieceCodec {
   static constexpr int32_t kFirstPieceId = 259;
 
   // `pieces`: distinct non-empty strings of valid UTF-8; duplicates or empty pieces are
-  // INVALID_ARGUMENT naming the index. `segment` may be empty (whole letter runs are looked up).
-  static StatusOr<PieceCodec> create(std::vector<std::string> pieces, WordSegmentFn segment,
+  // INVALID_ARGUMENT naming the index. `segmenter` (shared, may be null: whole letter runs are
+  // looked up) gets one lower-cased (Turkish case-folded) letter run per call. Pieces that do not
+  // concatenate back to the run, that cut a code point, or a segmenter error make the whole run
+  // one unit (a segmenter that can fail keeps its error for its owner to report, as
+  // tools/tokenizer_dir.h does).
+  static StatusOr<PieceCodec> create(std::vector<std::string> pieces,
+                                     std::shared_ptr<const Segmenter> segmenter,
                                      PieceCodecOptions options = {});
 
   PieceCodec(PieceCodec&&) noexcept;
@@ -112,7 +108,8 @@ class PieceCodec {
   };
   struct Cache;
 
-  PieceCodec(std::vector<std::string> pieces, WordSegmentFn segment, PieceCodecOptions options);
+  PieceCodec(std::vector<std::string> pieces, std::shared_ptr<const Segmenter> segmenter,
+             PieceCodecOptions options);
   void fold_units(const std::string& folded, const std::u32string& folded_cps,
                   std::vector<Unit>* units) const;
   // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
@@ -124,7 +121,7 @@ class PieceCodec {
   std::unordered_map<std::string, int32_t> piece_ids_;
   std::vector<uint8_t> word_piece_;  // per piece: first code point is a letter or a mark
   size_t max_piece_cps_ = 1;         // longest piece in code points
-  WordSegmentFn segment_;
+  std::shared_ptr<const Segmenter> segmenter_;
   PieceCodecOptions options_;
   std::unique_ptr<Cache> cache_;
 };

@@ -3,7 +3,7 @@
 //   word<TAB>piece piece piece\n      e.g. "evlerde\tev ler de"
 // Pieces are separated by single spaces and concatenate to the word exactly. Words hold no
 // whitespace (they are letter runs or other pretokenizer spans).
-// Segmenter is the interface every segmenting system implements.
+// Segmenter, the interface every segmenting system implements, is in tokenizer/segmenter.h.
 #pragma once
 
 #include <string>
@@ -28,15 +28,5 @@ std::string format_segmentation(const std::string& word, const std::vector<std::
 StatusOr<std::vector<SegmentedWord>> read_segmentation_file(const std::string& path);
 // Writes atomically, one line per word.
 Status write_segmentation_file(const std::string& path, const std::vector<SegmentedWord>& words);
-
-// A system that splits one word into pieces whose concatenation is the word.
-class Segmenter {
- public:
-  virtual ~Segmenter() = default;
-  // Pieces of `word` (a pretokenizer span without whitespace); concatenation == word.
-  virtual std::vector<std::string> segment(std::string_view word) const = 0;
-  // Short display name for reports, e.g. "cbpe-32k".
-  virtual std::string name() const = 0;
-};
 
 }  // namespace morpheus::tokenizer

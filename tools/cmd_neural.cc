@@ -324,7 +324,7 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
     options.cache_capacity = sargs->second;
     StatusOr<std::unique_ptr<NeuralTokenizer>> tok =
         NeuralTokenizer::load(sargs->first, false, options);
-    return serve_model([&tok]() -> StatusOr<RunSegmenter*> {
+    return serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
       if (!tok.ok()) return tok.status();
       MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());
       return (*tok)->tokenizer().model();

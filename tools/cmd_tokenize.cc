@@ -13,8 +13,8 @@
 
 #include "core/logging.h"
 #include "tokenizer/pretokenizer.h"
+#include "tokenizer/seg_cache.h"
 #include "tools/codec_io.h"
-#include "tools/seg_cache.h"
 
 namespace morpheus::tools {
 namespace {
@@ -74,9 +74,9 @@ std::string run_note(const TokenizerDir& tok, uint64_t* words) {
 // `morpheus cache merge|dump`.
 Status run_cache(const CacheArgs& args, const std::string& mode) {
   if (mode == "dump") {
-    CacheRecords records;
-    CacheFileInfo info;
-    MORPHEUS_RETURN_IF_ERROR(read_cache_file(args.inputs[0], 0, &records, &info));
+    tokenizer::CacheRecords records;
+    tokenizer::CacheFileInfo info;
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::read_cache_file(args.inputs[0], 0, &records, &info));
     std::vector<const std::pair<const std::string, std::string>*> sorted;
     sorted.reserve(records.size());
     for (const auto& r : records) sorted.push_back(&r);
@@ -94,9 +94,10 @@ Status run_cache(const CacheArgs& args, const std::string& mode) {
                             "morpheus cache merge --model TOKDIR -o merged.cache a.cache b.cache");
   }
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
-                            TokenizerDir::load(args.model, false, nullptr));
-  MergeSummary summary;
-  MORPHEUS_RETURN_IF_ERROR(merge_cache_files(args.inputs, tok->id(), args.output, &summary));
+                            TokenizerDir::load(args.model, false, {}));
+  tokenizer::MergeSummary summary;
+  MORPHEUS_RETURN_IF_ERROR(
+      tokenizer::merge_cache_files(args.inputs, tok->id(), args.output, &summary));
   if (summary.conflicts > 0) {
     MORPHEUS_LOG(kWarning, "cache merge: ", summary.conflicts,
                  " runs segmented differently by two inputs (the first input's kept)");

@@ -7,14 +7,15 @@
 #include <cstddef>
 #include <functional>
 
+#include "tokenizer/segmenter.h"
 #include "tools/cli.h"
 #include "tools/tokenizer_dir.h"
 
 namespace morpheus::tools {
 
-// Makes the segmenter of letter runs outside the segmentation table (created on the first such
-// run) for an LRU cache of `cache` runs.
-using ModelMaker = std::function<RunSegmenterFactory(size_t cache)>;
+// The spec (tokenizer/segmenter.h) of the segmenter of letter runs outside the segmentation table
+// (created on the first such run), for an LRU cache of `cache` runs.
+using ModelMaker = std::function<tokenizer::SegmenterSpec(size_t cache)>;
 
 // encode|decode|segment --model TOKDIR over TokenizerDir (torch-free).
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -47,7 +48,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-class ServerSegmenter : public RunSegmenter {
+// "morpheus-server". segment() is const for the interface but drives the socket: one caller at a
+// time (TokenizerDir holds its lock around every call).
+class ServerSegmenter : public tokenizer::Segmenter {
  public:
   ServerSegmenter(pid_t pid, int fd, std::FILE* in) : pid_(pid), fd_(fd), in_(in) {}
   ~ServerSegmenter() override {
@@ -58,37 +61,16 @@ class ServerSegmenter : public RunSegmenter {
     ::waitpid(pid_, &status, 0);
   }
 
-  StatusOr<std::vector<std::vector<std::string>>> segment(
-      const std::vector<std::string>& runs) override {
-    MORPHEUS_RETURN_IF_ERROR(send(runs));
-    return receive();
+  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
+    MORPHEUS_RETURN_IF_ERROR(send_request(runs));
+    return read_answers();
   }
+  std::string name() const override { return "morpheus-server"; }
 
   // The server reads a whole request before it answers, so a request can be sent while this
   // process works on something else; the answers wait in the socket until receive().
-  Status send(const std::vector<std::string>& runs) override {
-    std::string request = std::to_string(runs.size()) + "\n";
-    for (const std::string& r : runs) request += r + "\n";
-    MORPHEUS_RETURN_IF_ERROR(send_all(request));
-    expected_ = runs.size();
-    return ok_status();
-  }
-
-  StatusOr<std::vector<std::vector<std::string>>> receive() override {
-    std::vector<std::vector<std::string>> out;
-    out.reserve(expected_);
-    std::string line;
-    for (size_t i = 0; i < expected_; ++i) {
-      if (!read_line(in_, &line)) return ended();
-      std::vector<std::string> pieces;
-      for (std::string& p : split(line, ' ')) {
-        if (!p.empty()) pieces.push_back(std::move(p));
-      }
-      out.push_back(std::move(pieces));
-    }
-    expected_ = 0;
-    return out;
-  }
+  Status send(const std::vector<std::string>& runs) override { return send_request(runs); }
+  StatusOr<tokenizer::Segmentation> receive() override { return read_answers(); }
 
   // Reads the READY/ERROR greeting.
   Status greeting() {
@@ -105,11 +87,35 @@ class ServerSegmenter : public RunSegmenter {
   }
 
  private:
+  Status send_request(const std::vector<std::string>& runs) const {
+    std::string request = std::to_string(runs.size()) + "\n";
+    for (const std::string& r : runs) request += r + "\n";
+    MORPHEUS_RETURN_IF_ERROR(send_all(request));
+    expected_ = runs.size();
+    return ok_status();
+  }
+
+  StatusOr<tokenizer::Segmentation> read_answers() const {
+    tokenizer::Segmentation out;
+    out.reserve(expected_);
+    std::string line;
+    for (size_t i = 0; i < expected_; ++i) {
+      if (!read_line(in_, &line)) return ended();
+      std::vector<std::string> pieces;
+      for (std::string& p : split(line, ' ')) {
+        if (!p.empty()) pieces.push_back(std::move(p));
+      }
+      out.push_back(std::move(pieces));
+    }
+    expected_ = 0;
+    return out;
+  }
+
   Status ended() const {
     return internal_error("the model server (morpheus-torch model-server) ended unexpectedly",
                           "see its message above");
   }
-  Status send_all(const std::string& data) {
+  Status send_all(const std::string& data) const {
     size_t done = 0;
     while (done < data.size()) {
       const ssize_t n = ::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL);
@@ -123,41 +129,53 @@ class ServerSegmenter : public RunSegmenter {
   pid_t pid_;
   int fd_;
   std::FILE* in_;
-  size_t expected_ = 0;  // answers of the request in flight
+  mutable size_t expected_ = 0;  // answers of the request in flight
 };
+
+// "morpheus-server": starts options.binary as the model server of the directory spec.path.
+StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_server(
+    const tokenizer::SegmenterSpec& spec) {
+  const std::string binary = spec.options.value("binary", std::string());
+  const size_t cache = spec.options.value("cache", size_t{1} << 20);
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return io_error(std::string("socketpair: ") + std::strerror(errno));
+  }
+  SpawnOptions options;
+  options.dup2 = {{sv[1], 0}, {sv[1], 1}};
+  StatusOr<pid_t> pid = spawn_process(
+      {binary, "model-server", "--model", spec.path, "--cache", std::to_string(cache)}, options);
+  ::close(sv[1]);
+  if (!pid.ok()) {
+    ::close(sv[0]);
+    Status error = pid.status();
+    error.prepend("cannot start the model server");
+    return error;
+  }
+  std::FILE* in = ::fdopen(::dup(sv[0]), "r");
+  if (in == nullptr) {
+    ::close(sv[0]);
+    return io_error(std::string("fdopen: ") + std::strerror(errno));
+  }
+  auto server = std::make_unique<ServerSegmenter>(*pid, sv[0], in);
+  MORPHEUS_RETURN_IF_ERROR(server->greeting());
+  return std::unique_ptr<tokenizer::Segmenter>(std::move(server));
+}
 
 }  // namespace
 
-RunSegmenterFactory model_server_factory(const std::string& binary, size_t cache) {
-  return [binary, cache](const TokenizerDir& dir) -> StatusOr<std::unique_ptr<RunSegmenter>> {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-      return io_error(std::string("socketpair: ") + std::strerror(errno));
-    }
-    SpawnOptions options;
-    options.dup2 = {{sv[1], 0}, {sv[1], 1}};
-    StatusOr<pid_t> pid = spawn_process(
-        {binary, "model-server", "--model", dir.dir(), "--cache", std::to_string(cache)}, options);
-    ::close(sv[1]);
-    if (!pid.ok()) {
-      ::close(sv[0]);
-      Status error = pid.status();
-      error.prepend("cannot start the model server");
-      return error;
-    }
-    std::FILE* in = ::fdopen(::dup(sv[0]), "r");
-    if (in == nullptr) {
-      ::close(sv[0]);
-      return io_error(std::string("fdopen: ") + std::strerror(errno));
-    }
-    auto server = std::make_unique<ServerSegmenter>(*pid, sv[0], in);
-    MORPHEUS_RETURN_IF_ERROR(server->greeting());
-    return std::unique_ptr<RunSegmenter>(std::move(server));
-  };
+tokenizer::SegmenterSpec model_server_factory(const std::string& binary, size_t cache) {
+  static std::once_flag registered;
+  std::call_once(registered,
+                 [] { tokenizer::register_segmenter("morpheus-server", create_server); });
+  tokenizer::SegmenterSpec spec;
+  spec.name = "morpheus-server";
+  spec.options = {{"binary", binary}, {"cache", cache}};
+  return spec;
 }
 
-Status serve_model(const std::function<StatusOr<RunSegmenter*>()>& load) {
-  StatusOr<RunSegmenter*> model = load();
+Status serve_model(const std::function<StatusOr<tokenizer::Segmenter*>()>& load) {
+  StatusOr<tokenizer::Segmenter*> model = load();
   if (!model.ok()) {
     const std::string line = "ERROR\t" + std::to_string(static_cast<int>(model.status().code())) +
                              "\t" + one_line(model.status().message()) + "\t" +

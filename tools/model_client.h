@@ -8,17 +8,22 @@
 // The client closes the socket to end the server.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
-#include "tools/tokenizer_dir.h"
+#include "core/status.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tools {
 
-// A factory starting `binary` (the LibTorch morpheus) as the model server of the directory.
-RunSegmenterFactory model_server_factory(const std::string& binary, size_t cache);
+// The spec of the "morpheus-server" segmenter (tokenizer/segmenter.h), registered by this call:
+// it starts `binary` (the LibTorch morpheus) as the model server of the directory at spec.path
+// with an LRU cache of `cache` runs. Options {"binary": path, "cache": runs}.
+tokenizer::SegmenterSpec model_server_factory(const std::string& binary, size_t cache);
 
 // The model server loop on stdin/stdout. `load` creates the model segmenter (its error is sent
 // as the ERROR line and returned).
-Status serve_model(const std::function<StatusOr<RunSegmenter*>()>& load);
+Status serve_model(const std::function<StatusOr<tokenizer::Segmenter*>()>& load);
 
 }  // namespace morpheus::tools

@@ -15,7 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status.h"
 #include "model/morpheus.h"
+#include "tokenizer/segmenter.h"
 #include "train/root_correction.h"
 #include "train/vocab.h"
 
@@ -36,7 +38,8 @@ struct NeuralSegmenterOptions {
   torch::Device device = torch::kCPU;
 };
 
-class NeuralSegmenter {
+// Registry name "morpheus-model" (tokenizer/segmenter.h; registered by tools/neural_tokenizer.h).
+class NeuralSegmenter : public tokenizer::Segmenter {
  public:
   // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case
   // characters to model char ids.
@@ -52,6 +55,11 @@ class NeuralSegmenter {
   // Pieces of every word (aligned with `words`): de-duplicated, cached, sorted by length and
   // batched. Memory is proportional to the request. Thread-safe.
   std::vector<std::vector<std::string>> segment_many(const std::vector<std::string>& words) const;
+  // Segmenter: segment_many (never fails).
+  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& words) const override {
+    return segment_many(words);
+  }
+  std::string name() const override { return "morpheus-model"; }
   // Smallest |logit − logit(threshold)| over the gaps of `word` (its chunks), computed alone:
   // how far the segmentation is from flipping. +inf for words of one character.
   float decision_margin(std::string_view word) const;

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -27,6 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using tokenizer::fold_run;
+using tokenizer::SegmentTable;
 
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
@@ -120,20 +123,6 @@ std::vector<std::string> self_test_texts(const std::vector<std::string>& words,
   }
   return kept;
 }
-
-// RunSegmenter over the in-process model.
-class InProcessSegmenter : public RunSegmenter {
- public:
-  explicit InProcessSegmenter(std::unique_ptr<NeuralSegmenter> seg) : seg_(std::move(seg)) {}
-  StatusOr<std::vector<std::vector<std::string>>> segment(
-      const std::vector<std::string>& runs) override {
-    return seg_->segment_many(runs);
-  }
-  const NeuralSegmenter* get() const { return seg_.get(); }
-
- private:
-  std::unique_ptr<NeuralSegmenter> seg_;
-};
 
 // With the root snap, the dictionary roots the pieces lack fill the rest of the budget (the snap
 // cuts unseen words at such roots, which would otherwise back off to smaller pieces): roots that
@@ -366,7 +355,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
     // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table
     // only: no model).
     MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
-                              TokenizerDir::load(tmp, false, nullptr));
+                              TokenizerDir::load(tmp, false, {}));
     const std::vector<std::string> decisive = decisive_runs(segmenter, words);
     const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
     for (size_t i = 0; i < decisive.size(); ++i) {
@@ -404,32 +393,32 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   return ok_status();
 }
 
-StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerDir& dir,
+StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,
+                                                                const json& config,
                                                                 NeuralSegmenterOptions options) {
   for (const char* f : {"model/model.pt", "model/config.json", "char_vocab.json"}) {
-    MORPHEUS_RETURN_IF_ERROR(dir.verify_file(f));
+    MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(path_join(dir.dir(), "model")));
-  const std::string chars_path = path_join(dir.dir(), "char_vocab.json");
+                            model::load_inference_checkpoint(path_join(dir, "model")));
+  const std::string chars_path = path_join(dir, "char_vocab.json");
   MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
     return data_loss(chars_path + " has " + std::to_string(chars.size()) +
-                         " symbols but the model in " + path_join(dir.dir(), "model") +
-                         " expects " + std::to_string(model->config.char_vocab_size),
+                         " symbols but the model in " + path_join(dir, "model") + " expects " +
+                         std::to_string(model->config.char_vocab_size),
                      "the character vocabulary does not belong to these weights");
   }
-  options.threshold = dir.config().value("threshold", 0.0);  // segmentation; embeddings: model's
-  if (dir.config().value("root_snap", false)) {
+  options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
+  if (config.value("root_snap", false)) {
     for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
-      MORPHEUS_RETURN_IF_ERROR(dir.verify_file(f));
+      MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
     }
-    MORPHEUS_ASSIGN_OR_RETURN(options.root_snap,
-                              load_root_snap(path_join(dir.dir(), kRootSnapRoots),
-                                             path_join(dir.dir(), kRootSnapSuffixes)));
+    MORPHEUS_ASSIGN_OR_RETURN(options.root_snap, load_root_snap(path_join(dir, kRootSnapRoots),
+                                                                path_join(dir, kRootSnapSuffixes)));
   }
   auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
-  const json& samples = dir.config().value("model_self_test", json::array());
+  const json& samples = config.value("model_self_test", json::array());
   std::vector<std::string> runs;
   std::vector<std::vector<std::string>> want;
   try {
@@ -438,7 +427,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerD
       want.push_back(sample.at("pieces").get<std::vector<std::string>>());
     }
   } catch (const json::exception&) {
-    return data_loss(path_join(dir.dir(), "tokenizer.json") + ": malformed model_self_test",
+    return data_loss(path_join(dir, "tokenizer.json") + ": malformed model_self_test",
                      "re-run morpheus export");
   }
   const std::vector<std::vector<std::string>> got = seg->segment_many(runs);
@@ -446,7 +435,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerD
     if (got[i] != want[i]) {
       std::string g;
       for (const std::string& p : got[i]) g += (g.empty() ? "" : " ") + p;
-      return data_loss(dir.dir() + ": model self-test run " + std::to_string(i) + " (\"" +
+      return data_loss(dir + ": model self-test run " + std::to_string(i) + " (\"" +
                            runs[i].substr(0, 60) + "\") segments as \"" + g.substr(0, 80) +
                            "\", not as at export",
                        "the weights (model/) were swapped or damaged; re-run morpheus export");
@@ -455,12 +444,38 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerD
   return seg;
 }
 
-RunSegmenterFactory in_process_model(NeuralSegmenterOptions options) {
-  return [options](const TokenizerDir& dir) -> StatusOr<std::unique_ptr<RunSegmenter>> {
-    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
-                              load_model_segmenter(dir, options));
-    return std::unique_ptr<RunSegmenter>(new InProcessSegmenter(std::move(seg)));
-  };
+namespace {
+
+// "morpheus-model": load_model_segmenter on the directory spec.path (in_process_model's keys).
+StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::SegmenterSpec& spec) {
+  NeuralSegmenterOptions options;
+  options.cache_capacity = spec.options.value("cache", options.cache_capacity);
+  options.max_batch_chars = spec.options.value("max_batch_chars", options.max_batch_chars);
+  const std::string device = spec.options.value("device", std::string("cpu"));
+  try {
+    options.device = torch::Device(device);
+  } catch (const c10::Error&) {
+    return invalid_argument("morpheus-model segmenter: unknown device \"" + device + "\"",
+                            "a device is cpu, cuda or cuda:N");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(const json config,
+                            load_json_file(path_join(spec.path, "tokenizer.json")));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
+                            load_model_segmenter(spec.path, config, options));
+  return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));
+}
+
+}  // namespace
+
+tokenizer::SegmenterSpec in_process_model(const NeuralSegmenterOptions& options) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { tokenizer::register_segmenter("morpheus-model", create_model); });
+  tokenizer::SegmenterSpec spec;
+  spec.name = "morpheus-model";
+  spec.options = {{"cache", options.cache_capacity},
+                  {"max_batch_chars", options.max_batch_chars},
+                  {"device", options.device.str()}};
+  return spec;
 }
 
 StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::string& dir,
@@ -473,8 +488,13 @@ StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::stri
 }
 
 StatusOr<const NeuralSegmenter*> NeuralTokenizer::segmenter() const {
-  MORPHEUS_ASSIGN_OR_RETURN(RunSegmenter * model, dir_->model());
-  return static_cast<const InProcessSegmenter*>(model)->get();
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::Segmenter * model, dir_->model());
+  const auto* neural = dynamic_cast<const NeuralSegmenter*>(model);
+  if (neural == nullptr) {
+    return internal_error(dir() + ": the model segmenter is \"" + model->name() +
+                          "\", not the in-process model");
+  }
+  return neural;
 }
 
 }  // namespace morpheus::tools

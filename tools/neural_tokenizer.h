@@ -23,6 +23,7 @@
 
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
+#include "tokenizer/segmenter.h"
 #include "tools/neural_segmenter.h"
 #include "tools/tokenizer_dir.h"
 
@@ -56,13 +57,18 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = n
 // Reads a word<TAB>count file (a line without a tab counts 1; "<unk>" lines are skipped).
 StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path);
 
-// Loads the model of a tokenizer directory: checks the checksums of model/ and char_vocab.json
-// and runs the model self-test (DATA_LOSS naming the run when a segmentation differs).
-StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const TokenizerDir& dir,
+// Loads the model of the tokenizer directory `dir` (its tokenizer.json is `config`): checks the
+// checksums of model/ and char_vocab.json and runs the model self-test (DATA_LOSS naming the run
+// when a segmentation differs).
+StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,
+                                                                const nlohmann::json& config,
                                                                 NeuralSegmenterOptions options);
 
-// A factory running the model in this process (load_model_segmenter with `options`).
-RunSegmenterFactory in_process_model(NeuralSegmenterOptions options);
+// The spec of the "morpheus-model" segmenter (tokenizer/segmenter.h), registered by this call:
+// load_model_segmenter on the directory at spec.path, in this process. It carries `options`'
+// cache_capacity, max_batch_chars and device as {"cache", "max_batch_chars", "device"}; the
+// threshold and the root snap come from the directory.
+tokenizer::SegmenterSpec in_process_model(const NeuralSegmenterOptions& options);
 
 class NeuralTokenizer {
  public:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Segmentation table, checksums and the torch-free tokenizer directory loader (table self-test).
+// Checksums and the torch-free tokenizer directory loader (table self-test).
 #include "tools/tokenizer_dir.h"
 
 #include <algorithm>
@@ -19,176 +19,32 @@ namespace morpheus::tools {
 namespace {
 
 using nlohmann::json;
-
-constexpr char kTableMagic[8] = {'M', 'S', 'E', 'G', 'T', 'A', 'B', '1'};
-constexpr size_t kTableHeader = 24;
-
-uint64_t read_u64(const char* p) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-void append_u64(uint64_t v, std::string* out) {
-  char b[8];
-  std::memcpy(b, &v, 8);
-  out->append(b, 8);
-}
-
-// Compares `key` with a record whose pieces are joined by ' ' (the spaces are skipped).
-int compare_run(std::string_view key, std::string_view record) {
-  size_t i = 0;
-  size_t j = 0;
-  while (true) {
-    while (j < record.size() && record[j] == ' ') ++j;
-    if (i == key.size() || j == record.size()) {
-      if (i == key.size() && j == record.size()) return 0;
-      return i == key.size() ? -1 : 1;
-    }
-    const unsigned char a = static_cast<unsigned char>(key[i]);
-    const unsigned char b = static_cast<unsigned char>(record[j]);
-    if (a != b) return a < b ? -1 : 1;
-    ++i;
-    ++j;
-  }
-}
-
-std::vector<std::string> split_record(std::string_view record) {
-  std::vector<std::string> pieces;
-  size_t begin = 0;
-  while (begin <= record.size()) {
-    size_t end = record.find(' ', begin);
-    if (end == std::string_view::npos) end = record.size();
-    if (end > begin) pieces.emplace_back(record.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return pieces;
-}
-
-// Index of `run` in `table`, or table.size().
-size_t find_run(const SegmentTable& table, std::string_view run) {
-  size_t lo = 0;
-  size_t hi = table.size();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    const int c = compare_run(run, table.record(mid));
-    if (c == 0) return mid;
-    if (c < 0) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return table.size();
-}
+using tokenizer::fold_run_into;
 
 }  // namespace
-
-void fold_run_into(std::string_view run, std::string* out) {
-  out->clear();
-  size_t pos = 0;
-  while (pos < run.size()) {
-    const utf8::Decoded d = utf8::decode_one(run, pos);
-    utf8::append(unicode::to_lower(d.code_point, true), *out);
-    pos += d.length;
-  }
-}
-
-std::string fold_run(std::string_view run) {
-  std::string out;
-  out.reserve(run.size());
-  fold_run_into(run, &out);
-  return out;
-}
-
-std::string SegmentTable::serialize(
-    std::vector<std::pair<std::string, std::vector<std::string>>> entries) {
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string blob;
-  std::vector<uint64_t> offsets;
-  offsets.reserve(entries.size() + 1);
-  for (const auto& [run, pieces] : entries) {
-    offsets.push_back(blob.size());
-    for (size_t k = 0; k < pieces.size(); ++k) {
-      if (k > 0) blob += ' ';
-      blob += pieces[k];
-    }
-  }
-  offsets.push_back(blob.size());
-  std::string image(kTableMagic, 8);
-  append_u64(entries.size(), &image);
-  append_u64(blob.size(), &image);
-  for (uint64_t o : offsets) append_u64(o, &image);
-  image += blob;
-  return image;
-}
-
-StatusOr<SegmentTable> SegmentTable::parse(std::string image, const std::string& path) {
-  const auto bad = [&path](const std::string& what) {
-    return data_loss(path + ": " + what,
-                     "the segmentation table is damaged; re-run morpheus export");
-  };
-  if (image.size() < kTableHeader || std::memcmp(image.data(), kTableMagic, 8) != 0) {
-    return bad("not a segmentation table (magic MSEGTAB1)");
-  }
-  const uint64_t count = read_u64(image.data() + 8);
-  const uint64_t blob_bytes = read_u64(image.data() + 16);
-  if (count > image.size() / 8 ||
-      kTableHeader + (count + 1) * 8 + blob_bytes != static_cast<uint64_t>(image.size())) {
-    return bad("size fields do not match the file size " + std::to_string(image.size()));
-  }
-  SegmentTable table;
-  table.count_ = static_cast<size_t>(count);
-  const char* offsets = image.data() + kTableHeader;
-  uint64_t previous = 0;
-  for (size_t i = 0; i <= table.count_; ++i) {
-    const uint64_t o = read_u64(offsets + i * 8);
-    if (o < previous || o > blob_bytes || (i == 0 && o != 0) ||
-        (i == table.count_ && o != blob_bytes)) {
-      return bad("record offset " + std::to_string(i) + " is out of order");
-    }
-    previous = o;
-  }
-  table.image_ = std::move(image);
-  table.blob_ = table.image_.data() + kTableHeader + (table.count_ + 1) * 8;
-  return table;
-}
-
-std::string_view SegmentTable::record(size_t i) const {
-  const char* offsets = image_.data() + kTableHeader;
-  const uint64_t begin = read_u64(offsets + i * 8);
-  const uint64_t end = read_u64(offsets + (i + 1) * 8);
-  return std::string_view(blob_ + begin, static_cast<size_t>(end - begin));
-}
-
-bool SegmentTable::lookup(std::string_view run, std::vector<std::string>* pieces) const {
-  const size_t i = find_run(*this, run);
-  if (i == count_) return false;
-  *pieces = split_record(record(i));
-  return true;
-}
 
 struct TokenizerDir::State {
   std::mutex mutex;
   bool created = false;
   Status error = ok_status();
-  std::unique_ptr<RunSegmenter> model;
+  std::unique_ptr<tokenizer::Segmenter> model;
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
-  std::unique_ptr<SegmentCache> disk;     // --cache-file, when attached
-  RunStats stats;                         // mutex held
-  std::unordered_set<std::string> known;  // runs prefetch has resolved or sent to the model
+  std::unique_ptr<tokenizer::SegmentCache> disk;  // --cache-file, when attached
+  RunStats stats;                                 // mutex held
+  std::unordered_set<std::string> known;          // runs prefetch has resolved or sent to the model
 
   // Creates the model once (mutex held by the caller).
-  Status ensure(const TokenizerDir& dir, const RunSegmenterFactory& factory) {
+  Status ensure(const std::string& dir, const tokenizer::SegmenterSpec& spec) {
     if (!created) {
       created = true;
-      if (!factory) {
+      if (spec.name.empty()) {
         error = failed_precondition("no model segmenter for letter runs outside the table");
       } else {
-        StatusOr<std::unique_ptr<RunSegmenter>> m = factory(dir);
+        tokenizer::SegmenterSpec at_dir = spec;
+        at_dir.path = dir;
+        StatusOr<std::unique_ptr<tokenizer::Segmenter>> m = tokenizer::create_segmenter(at_dir);
         if (m.ok()) {
           model = std::move(*m);
         } else {
@@ -199,10 +55,10 @@ struct TokenizerDir::State {
     return error;
   }
   // Starts `runs` through the model (mutex held); finish() stores the answers.
-  Status start(const TokenizerDir& dir, const RunSegmenterFactory& factory,
+  Status start(const std::string& dir, const tokenizer::SegmenterSpec& spec,
                std::vector<std::string> runs) {
     MORPHEUS_RETURN_IF_ERROR(finish());
-    MORPHEUS_RETURN_IF_ERROR(ensure(dir, factory));
+    MORPHEUS_RETURN_IF_ERROR(ensure(dir, spec));
     const Status s = model->send(runs);
     if (!s.ok()) {
       error = s;
@@ -238,9 +94,9 @@ struct TokenizerDir::State {
     return ok_status();
   }
   // Runs `runs` through the model and stores the answers (mutex held).
-  Status run(const TokenizerDir& dir, const RunSegmenterFactory& factory,
+  Status run(const std::string& dir, const tokenizer::SegmenterSpec& spec,
              std::vector<std::string> runs) {
-    MORPHEUS_RETURN_IF_ERROR(start(dir, factory, std::move(runs)));
+    MORPHEUS_RETURN_IF_ERROR(start(dir, spec, std::move(runs)));
     return finish();
   }
   std::vector<std::string> in_flight;  // runs sent to the model, answers not read yet
@@ -273,9 +129,28 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
 
 }  // namespace
 
-Status TokenizerDir::verify_file(const std::string& relative) const {
+// The codec's segmenter: folded letter runs through TokenizerDir::segment_run (table, cache
+// file, model). An error leaves the run whole; TokenizerDir::encode reports it.
+class TokenizerDir::RunTable : public tokenizer::WordSegmenter {
+ public:
+  explicit RunTable(const TokenizerDir* dir) : dir_(dir) {}
+  std::vector<std::string> cut(std::string_view folded) const override {
+    return dir_->segment_run(folded);
+  }
+  std::string name() const override { return "morpheus-table"; }
+
+ private:
+  const TokenizerDir* dir_;
+};
+
+Status verify_tokenizer_file(const std::string& dir, const json& config,
+                             const std::string& relative) {
   std::string content;
-  return read_verified(dir_, config_, relative, &content);
+  return read_verified(dir, config, relative, &content);
+}
+
+Status TokenizerDir::verify_file(const std::string& relative) const {
+  return verify_tokenizer_file(dir_, config_, relative);
 }
 
 std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) const {
@@ -293,8 +168,7 @@ std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) cons
     it = state_->resolved.find(key);
   }
   if (it == state_->resolved.end()) {
-    if (!state_->run(*this, factory_, {key}).ok())
-      return {};  // whole run; encode() reports the error
+    if (!state_->run(dir_, model_, {key}).ok()) return {};  // whole run; encode() reports the error
     it = state_->resolved.find(key);
   }
   pieces = it->second;
@@ -303,7 +177,7 @@ std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) cons
 }
 
 StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& dir, bool self_test,
-                                                           RunSegmenterFactory model) {
+                                                           tokenizer::SegmenterSpec model) {
   const std::string config_path = path_join(dir, "tokenizer.json");
   if (!file_exists(config_path)) {
     return not_found("no tokenizer.json in " + dir,
@@ -311,7 +185,7 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
   }
   std::unique_ptr<TokenizerDir> tok(new TokenizerDir());
   tok->dir_ = dir;
-  tok->factory_ = std::move(model);
+  tok->model_ = std::move(model);
   tok->state_ = std::make_unique<State>();
   MORPHEUS_ASSIGN_OR_RETURN(std::string config_bytes, read_file(config_path));
   tok->id_ = fnv1a64(config_bytes);
@@ -344,15 +218,14 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
                      "re-run morpheus export");
   }
   const std::string table_path = path_join(dir, kSegmentTableFile);
-  MORPHEUS_ASSIGN_OR_RETURN(tok->table_, SegmentTable::parse(std::move(image), table_path));
+  MORPHEUS_ASSIGN_OR_RETURN(tok->table_,
+                            tokenizer::SegmentTable::parse(std::move(image), table_path));
 
-  const TokenizerDir* self = tok.get();
   tokenizer::PieceCodecOptions codec_options;
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
   StatusOr<tokenizer::PieceCodec> codec = tokenizer::PieceCodec::create(
-      std::move(pieces), [self](std::string_view word) { return self->segment_run(word); },
-      codec_options);
+      std::move(pieces), std::make_shared<RunTable>(tok.get()), codec_options);
   if (!codec.ok()) {
     return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
   }
@@ -415,7 +288,7 @@ Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const
       if (known.size() >= kMaxKnown) known.clear();
       known.insert(folded);
       ++stats.runs;
-      if (find_run(table_, folded) != table_.size()) {
+      if (table_.contains(folded)) {
         ++stats.table;
       } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
         ++stats.cache;
@@ -425,7 +298,7 @@ Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const
     }
   }
   if (missing.empty()) return ok_status();
-  return state_->start(*this, factory_, std::move(missing));
+  return state_->start(dir_, model_, std::move(missing));
 }
 
 Status TokenizerDir::prefetch_end() const {
@@ -439,7 +312,8 @@ Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
 }
 
 Status TokenizerDir::attach_cache(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SegmentCache> cache, SegmentCache::open(path, id_));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::SegmentCache> cache,
+                            tokenizer::SegmentCache::open(path, id_));
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->disk = std::move(cache);
   return ok_status();
@@ -464,9 +338,9 @@ StatusOr<std::vector<std::string>> TokenizerDir::segment_word(std::string_view w
   return pieces;
 }
 
-StatusOr<RunSegmenter*> TokenizerDir::model() const {
+StatusOr<tokenizer::Segmenter*> TokenizerDir::model() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  MORPHEUS_RETURN_IF_ERROR(state_->ensure(*this, factory_));
+  MORPHEUS_RETURN_IF_ERROR(state_->ensure(dir_, model_));
   return state_->model.get();
 }
 

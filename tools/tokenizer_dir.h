@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The torch-free half of a Morpheus tokenizer directory (format 2, written by `morpheus export`):
 // the segmentation table (the model's pieces of every exported letter run), the piece vocabulary,
-// checksums and the table self-test. Letter runs missing from the table go to a model segmenter
-// that is created lazily, on the first miss (in process with LibTorch, or a co-process).
+// checksums and the table self-test. The codec cuts letter runs with a Segmenter over the table
+// (tokenizer/segmenter.h): runs missing from the table go to the cache file, then to a model
+// Segmenter created by name through the factory, lazily, on the first miss ("morpheus-model" in
+// process with LibTorch, or "morpheus-server", a co-process).
 #pragma once
 
 #include <cstddef>
@@ -20,7 +22,9 @@
 #include "core/hash.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
-#include "tools/seg_cache.h"
+#include "tokenizer/seg_cache.h"
+#include "tokenizer/segment_table.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tools {
 
@@ -28,75 +32,26 @@ constexpr int kTokenizerFormatVersion = 2;
 constexpr const char* kTokenizerKind = "morpheus-tokenizer";
 constexpr const char* kSegmentTableFile = "segments.bin";
 
-// Sorted table folded letter run -> model pieces. File image:
-//   0   char[8]  "MSEGTAB1"
-//   8   u64      n (records)
-//   16  u64      blob bytes
-//   24  u64      offsets[n + 1] into the blob (record i = blob[offsets[i], offsets[i+1]))
-//   ..  blob     records: the pieces of one run joined by ' ', records sorted by run (bytes)
-class SegmentTable {
- public:
-  SegmentTable() = default;
-  // The file image of `entries` (run, pieces); pieces must concatenate to the run, runs must be
-  // distinct letter runs (no ' ').
-  static std::string serialize(
-      std::vector<std::pair<std::string, std::vector<std::string>>> entries);
-  // Parses a file image read from `path` (named in errors). DATA_LOSS on a malformed image.
-  static StatusOr<SegmentTable> parse(std::string image, const std::string& path);
-
-  // Pieces of `run` when it is in the table.
-  bool lookup(std::string_view run, std::vector<std::string>* pieces) const;
-  size_t size() const { return count_; }
-  // Record i: pieces joined by ' '.
-  std::string_view record(size_t i) const;
-
- private:
-  std::string image_;
-  size_t count_ = 0;
-  const char* blob_ = nullptr;
-};
-
-// Lower-cases a valid UTF-8 letter run with Turkish rules (the table key).
-std::string fold_run(std::string_view run);
-// The same into *out (its buffer reused).
-void fold_run_into(std::string_view run, std::string* out);
-
-// Segments letter runs the table does not hold (aligned output; pieces concatenate to the run).
-class RunSegmenter {
- public:
-  virtual ~RunSegmenter() = default;
-  virtual StatusOr<std::vector<std::vector<std::string>>> segment(
-      const std::vector<std::string>& runs) = 0;
-  // One request in flight: send() starts segmenting `runs`, receive() returns their pieces. A
-  // co-process works meanwhile; by default send() keeps the runs and receive() calls segment().
-  virtual Status send(const std::vector<std::string>& runs) {
-    pending_ = runs;
-    return ok_status();
-  }
-  virtual StatusOr<std::vector<std::vector<std::string>>> receive() { return segment(pending_); }
-
- private:
-  std::vector<std::string> pending_;
-};
-class TokenizerDir;
-// Creates the model segmenter of a tokenizer directory (checks it, e.g. self-test).
-using RunSegmenterFactory =
-    std::function<StatusOr<std::unique_ptr<RunSegmenter>>(const TokenizerDir& dir)>;
+// Checks `relative` (a file of the tokenizer directory `dir`) against its checksum in `config`
+// (tokenizer.json). DATA_LOSS naming the file when it differs or has no checksum.
+Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
+                             const std::string& relative);
 
 class TokenizerDir {
  public:
   // Loads tokenizer.json, pieces.json and segments.bin of `dir`, checking the format version and
   // the checksums of these files; with self_test, the self-test texts must encode to their
-  // stored ids (they only need the table). `model` is called at most once, on the first letter
-  // run missing from the table (empty: such runs are whole-run units).
+  // stored ids (they only need the table). The model segmenter `model` (tokenizer/segmenter.h;
+  // its path is set to `dir`) is created at most once, on the first letter run missing from the
+  // table (an empty name: such runs fail with FAILED_PRECONDITION).
   static StatusOr<std::unique_ptr<TokenizerDir>> load(const std::string& dir, bool self_test,
-                                                      RunSegmenterFactory model);
+                                                      tokenizer::SegmenterSpec model);
   ~TokenizerDir();
   TokenizerDir(const TokenizerDir&) = delete;
   TokenizerDir& operator=(const TokenizerDir&) = delete;
 
   const tokenizer::PieceCodec& codec() const { return *codec_; }
-  const SegmentTable& table() const { return table_; }
+  const tokenizer::SegmentTable& table() const { return table_; }
   const nlohmann::json& config() const { return config_; }
   const std::string& dir() const { return dir_; }
 
@@ -116,13 +71,13 @@ class TokenizerDir {
   // segmentation cache file is tied to.
   uint64_t id() const { return id_; }
   // Looks letter runs outside the table up in the cache file `path` (created when absent) before
-  // the model, and appends what the model segments to it (tools/seg_cache.h).
+  // the model, and appends what the model segments to it (tokenizer/seg_cache.h).
   Status attach_cache(const std::string& path);
 
   // Checks `relative` (a file of the directory) against its checksum in tokenizer.json.
   Status verify_file(const std::string& relative) const;
-  // The model segmenter (created on first use), or its creation error.
-  StatusOr<RunSegmenter*> model() const;
+  // The model segmenter (created on first use; owned by this directory), or its creation error.
+  StatusOr<tokenizer::Segmenter*> model() const;
   bool model_created() const;
   // Letter runs answered by the table / sent to the model since loading.
   uint64_t table_hits() const;
@@ -139,15 +94,16 @@ class TokenizerDir {
   RunStats run_stats() const;
 
  private:
+  class RunTable;
   TokenizerDir();
   std::vector<std::string> segment_run(std::string_view folded) const;
 
   std::string dir_;
   uint64_t id_ = 0;
   nlohmann::json config_;
-  SegmentTable table_;
+  tokenizer::SegmentTable table_;
   std::unique_ptr<tokenizer::PieceCodec> codec_;
-  RunSegmenterFactory factory_;
+  tokenizer::SegmenterSpec model_;
   struct State;
   std::unique_ptr<State> state_;
 };

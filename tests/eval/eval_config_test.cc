@@ -40,7 +40,13 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   EXPECT_EQ(c->training_text, "runs/main/unsup/prepare/corpus.txt");
   EXPECT_EQ(c->split, "report");
   EXPECT_EQ(c->part(), GoldPart::kReport);
-  EXPECT_EQ(c->tuning.size(), 5u);
+  // Every tuning note of the file is kept, in order.
+  StatusOr<std::string> raw = read_file(path_join(testing::source_dir(), "configs/eval.json"));
+  ASSERT_TRUE(raw.ok()) << raw.status().to_string();
+  const nlohmann::json notes = nlohmann::json::parse(*raw).at("tuning");
+  ASSERT_EQ(c->tuning.size(), notes.size());
+  EXPECT_EQ(c->tuning.front(), notes.front().get<std::string>());
+  EXPECT_EQ(c->tuning.back(), notes.back().get<std::string>());
   EXPECT_EQ(c->speed.warm_runs, 3u);
   EXPECT_EQ(c->speed.max_chars, 0u);
   EXPECT_EQ(c->embeddings.min_family_forms, 3u);

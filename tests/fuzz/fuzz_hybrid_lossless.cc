@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MORPHEUS_CHECK(back.ok(), "lossless decode failed: ", back.status().to_string());
   MORPHEUS_CHECK(*back == text, "lossless decode(encode(s)) != s");
   std::string joined;
-  for (const std::string& piece : lossless.segment(text)) joined += piece;
+  for (const std::string& piece : lossless.cut(text)) joined += piece;
   MORPHEUS_CHECK(joined == text, "segment() pieces do not concatenate to the word");
   const auto& reference = morpheus::fuzz::hybrid_tokenizer(HybridMode::kReference);
   const std::vector<int32_t> ref_ids = reference.encode(text);

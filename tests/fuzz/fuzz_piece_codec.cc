@@ -83,11 +83,24 @@ std::vector<std::string> broken_pieces(std::string_view word) {
   return {std::string(word.substr(0, word.size() / 2)), "x", std::string(word)};
 }
 
+using CutFn = std::vector<std::string> (*)(std::string_view);
+
+// A Segmenter over one of the cut functions above.
+class FnSegmenter : public morpheus::tokenizer::WordSegmenter {
+ public:
+  explicit FnSegmenter(CutFn fn) : fn_(fn) {}
+  std::vector<std::string> cut(std::string_view word) const override { return fn_(word); }
+  std::string name() const override { return "fuzz-fn"; }
+
+ private:
+  CutFn fn_;
+};
+
 const PieceCodec& codec_for(unsigned variant) {
   static std::array<std::unique_ptr<PieceCodec>, 8> codecs;
   std::unique_ptr<PieceCodec>& slot = codecs[variant % 8];
   if (!slot) {
-    morpheus::tokenizer::WordSegmentFn fn;
+    CutFn fn = nullptr;
     switch (variant % 4) {
       case 1:
         fn = greedy_pieces;
@@ -104,7 +117,9 @@ const PieceCodec& codec_for(unsigned variant) {
     morpheus::tokenizer::PieceCodecOptions options;
     options.turkish_case = (variant / 4) % 2 == 0;
     options.cache_capacity = variant % 3 == 0 ? 0 : 64;
-    auto made = PieceCodec::create(codec_pieces(), fn, options);
+    std::shared_ptr<const morpheus::tokenizer::Segmenter> segmenter;
+    if (fn != nullptr) segmenter = std::make_shared<FnSegmenter>(fn);
+    auto made = PieceCodec::create(codec_pieces(), segmenter, options);
     MORPHEUS_CHECK(made.ok(), made.status().to_string());
     slot = std::make_unique<PieceCodec>(std::move(made).value());
   }

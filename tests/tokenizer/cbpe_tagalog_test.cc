@@ -67,17 +67,17 @@ TEST(TagalogSegmenterTest, ReproducesReferenceRowsWithStubRoots) {
   const TagalogSegmenter seg(TagalogAffixes::load(dir).value(), stub_roots());
   EXPECT_EQ(joined(seg.morphemes("pagkain")), "pag|kain");
   EXPECT_EQ(joined(seg.morphemes("kumain")), "um|kain");
-  EXPECT_EQ(joined(seg.segment("kumain")), "k|um|ain");
-  EXPECT_EQ(joined(seg.segment("kinain")), "k|in|ain");
-  EXPECT_EQ(joined(seg.segment("kainan")), "kain|an");
-  EXPECT_EQ(joined(seg.segment("pagkainan")), "pag|kain|an");
-  EXPECT_EQ(joined(seg.segment("pinakamahusay")), "pinaka|ma|husay");
-  EXPECT_EQ(joined(seg.segment("pangalan")), "pangalan");  // frozen: same definition
-  EXPECT_EQ(joined(seg.segment("nakapagpapakain")), "naka|pag|pa|pa|kain");
-  EXPECT_EQ(joined(seg.segment("umalis")), "um|alis");
-  EXPECT_EQ(joined(seg.segment("computer")), "computer");
+  EXPECT_EQ(joined(seg.cut("kumain")), "k|um|ain");
+  EXPECT_EQ(joined(seg.cut("kinain")), "k|in|ain");
+  EXPECT_EQ(joined(seg.cut("kainan")), "kain|an");
+  EXPECT_EQ(joined(seg.cut("pagkainan")), "pag|kain|an");
+  EXPECT_EQ(joined(seg.cut("pinakamahusay")), "pinaka|ma|husay");
+  EXPECT_EQ(joined(seg.cut("pangalan")), "pangalan");  // frozen: same definition
+  EXPECT_EQ(joined(seg.cut("nakapagpapakain")), "naka|pag|pa|pa|kain");
+  EXPECT_EQ(joined(seg.cut("umalis")), "um|alis");
+  EXPECT_EQ(joined(seg.cut("computer")), "computer");
   EXPECT_EQ(joined(seg.morphemes("basain")), "basa|hin");
-  EXPECT_EQ(joined(seg.segment("basain")), "basain");  // fail-safe: never a different word
+  EXPECT_EQ(joined(seg.cut("basain")), "basain");  // fail-safe: never a different word
 }
 
 TEST(TagalogPhonologyTest, NasalAssimilationAndSuffixRules) {
@@ -100,7 +100,7 @@ double gold_f1(const TagalogSegmenter& seg, const nlohmann::json& gold, size_t* 
     for (const std::string& p : pieces) spelled += p;
     if (spelled != it.key()) continue;
     const std::vector<size_t> g = eval::boundaries_of(pieces);
-    const std::vector<size_t> p = eval::boundaries_of(seg.segment(it.key()));
+    const std::vector<size_t> p = eval::boundaries_of(seg.cut(it.key()));
     double f = 0;
     if (g.empty() && p.empty()) {
       f = 1;

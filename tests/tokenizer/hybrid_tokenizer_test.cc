@@ -171,15 +171,15 @@ TEST_F(HybridTokenizerTest, LosslessDecodeRejectsBadIds) {
 TEST_F(HybridTokenizerTest, SegmentPiecesSpellTheWord) {
   const HybridTokenizer ref = reference();
   const HybridTokenizer tok = lossless();
-  EXPECT_EQ(ref.segment("Kitabı"), (std::vector<std::string>{"Kitab", "ı"}));
-  EXPECT_EQ(ref.segment("HTTPServer"), (std::vector<std::string>{"H", "T", "T", "P", "Server"}));
-  EXPECT_EQ(ref.segment("İstanbul"), (std::vector<std::string>{"İstanbul"}));
+  EXPECT_EQ(ref.cut("Kitabı"), (std::vector<std::string>{"Kitab", "ı"}));
+  EXPECT_EQ(ref.cut("HTTPServer"), (std::vector<std::string>{"H", "T", "T", "P", "Server"}));
+  EXPECT_EQ(ref.cut("İstanbul"), (std::vector<std::string>{"İstanbul"}));
   std::mt19937_64 rng(99);
   for (int i = 0; i < 2000; ++i) {
     const std::string s = testing::random_text(rng);
     for (const HybridTokenizer* t : {&ref, &tok}) {
       std::string joined;
-      for (const std::string& p : t->segment(s)) {
+      for (const std::string& p : t->cut(s)) {
         EXPECT_FALSE(p.empty());
         joined += p;
       }

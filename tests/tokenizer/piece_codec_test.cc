@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -12,6 +14,22 @@
 
 namespace morpheus::tokenizer {
 namespace {
+
+// A Segmenter over a function of one folded word (test stand-ins).
+class FnSegmenter : public WordSegmenter {
+ public:
+  using Fn = std::function<std::vector<std::string>(std::string_view)>;
+  explicit FnSegmenter(Fn fn) : fn_(std::move(fn)) {}
+  std::vector<std::string> cut(std::string_view word) const override { return fn_(word); }
+  std::string name() const override { return "test-fn"; }
+
+ private:
+  Fn fn_;
+};
+
+std::shared_ptr<const Segmenter> by(FnSegmenter::Fn fn) {
+  return std::make_shared<FnSegmenter>(std::move(fn));
+}
 
 // Splits a folded word into pieces of at most two code points.
 std::vector<std::string> pairs_segmenter(std::string_view word) {
@@ -29,12 +47,11 @@ std::vector<std::string> pairs_segmenter(std::string_view word) {
 PieceCodec make_codec() {
   std::vector<std::string> pieces = {"ev", "ler", "de", "i", "ı", "st", "an", "bu", "l", "ka",
                                      "ra", " ",   ".",  "ş", "ç", "ğ",  "ö",  "ü",  "a", "e"};
-  return PieceCodec::create(pieces,
-                            [](std::string_view w) {
+  return PieceCodec::create(pieces, by([](std::string_view w) {
                               if (w == "evlerde")
                                 return std::vector<std::string>{"ev", "ler", "de"};
                               return pairs_segmenter(w);
-                            })
+                            }))
       .value();
 }
 
@@ -131,15 +148,15 @@ TEST(PieceCodecTest, SegmentWordKeepsOriginalCase) {
 }
 
 TEST(PieceCodecTest, SegmenterThatDoesNotSpellTheWordIsIgnored) {
-  const PieceCodec codec = PieceCodec::create({"ab"}, [](std::string_view) {
-                             return std::vector<std::string>{"x"};
-                           }).value();
+  const PieceCodec codec =
+      PieceCodec::create({"ab"}, by([](std::string_view) { return std::vector<std::string>{"x"}; }))
+          .value();
   EXPECT_EQ(codec.encode("ab").value(), (std::vector<int32_t>{codec.piece_id("ab")}));
 }
 
-class HalvesSegmenter : public Segmenter {
+class HalvesSegmenter : public WordSegmenter {
  public:
-  std::vector<std::string> segment(std::string_view word) const override {
+  std::vector<std::string> cut(std::string_view word) const override {
     if (word.size() < 4 || word.size() % 2 != 0) return {std::string(word)};
     return {std::string(word.substr(0, word.size() / 2)),
             std::string(word.substr(word.size() / 2))};
@@ -148,8 +165,8 @@ class HalvesSegmenter : public Segmenter {
 };
 
 TEST(PieceCodecTest, AcceptsASegmenterInterface) {
-  const HalvesSegmenter halves;
-  const PieceCodec codec = PieceCodec::create({"ev", "de", "evde"}, segment_fn(halves)).value();
+  const PieceCodec codec =
+      PieceCodec::create({"ev", "de", "evde"}, std::make_shared<HalvesSegmenter>()).value();
   EXPECT_EQ(codec.encode("evde").value(),
             (std::vector<int32_t>{codec.piece_id("ev"), codec.piece_id("de")}));
 }
@@ -159,7 +176,7 @@ TEST(PieceCodecTest, CacheDoesNotChangeIds) {
   no_cache.cache_capacity = 0;
   const PieceCodec cached = make_codec();
   const PieceCodec uncached =
-      PieceCodec::create(cached.pieces(), pairs_segmenter, no_cache).value();
+      PieceCodec::create(cached.pieces(), by(pairs_segmenter), no_cache).value();
   std::mt19937_64 rng(99);
   for (int i = 0; i < 500; ++i) {
     const std::string s = testing::random_text(rng, 40);
@@ -208,12 +225,13 @@ TEST(PieceCodecTest, RandomBytesRoundTripWithAllowInvalid) {
 TEST(PieceCodecTest, SegmenterCuttingInsideACodePointIsIgnored) {
   // Found by fuzz_piece_codec: byte pairs cut "aüe" inside ü; the codec must fall back to the
   // whole run instead of miscounting code points.
-  const PieceCodec codec = PieceCodec::create({"a", "e", "ü"}, [](std::string_view w) {
-                             std::vector<std::string> out;
-                             for (size_t i = 0; i < w.size(); i += 2)
-                               out.emplace_back(w.substr(i, 2));
-                             return out;
-                           }).value();
+  const PieceCodec codec = PieceCodec::create({"a", "e", "ü"}, by([](std::string_view w) {
+                                                std::vector<std::string> out;
+                                                for (size_t i = 0; i < w.size(); i += 2)
+                                                  out.emplace_back(w.substr(i, 2));
+                                                return out;
+                                              }))
+                               .value();
   for (const std::string s : {"aüE", "aüe", "AÜE", "üüü ağ"}) EXPECT_EQ(round_trip(codec, s), s);
   // Whole run "aüe" is not a piece: one unit per code point.
   EXPECT_EQ(codec.segment_word("aüE").value(), (std::vector<std::string>{"a", "ü", "E"}));
@@ -237,9 +255,10 @@ TEST(PieceCodecTest, DevSentencesRoundTrip) {
 PieceCodec whole_run_codec(std::vector<std::string> pieces, bool backoff) {
   PieceCodecOptions options;
   options.vocabulary_backoff = backoff;
-  return PieceCodec::create(
-             std::move(pieces),
-             [](std::string_view w) { return std::vector<std::string>{std::string(w)}; }, options)
+  return PieceCodec::create(std::move(pieces), by([](std::string_view w) {
+                              return std::vector<std::string>{std::string(w)};
+                            }),
+                            options)
       .value();
 }
 

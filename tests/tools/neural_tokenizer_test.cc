@@ -26,6 +26,8 @@
 namespace morpheus::tools {
 namespace {
 
+using tokenizer::SegmentTable;
+
 namespace fs = std::filesystem;
 
 const char kAlphabet[] = "abcçdefgğhıijklmnoöprsştuüvyzqwxâîû";
@@ -224,22 +226,18 @@ TEST_F(NeuralTokenizerTest, BatchedSegmentationMatchesSingleWords) {
 
 // Cuts a run after every code point whose value is divisible by 3 (cheap, deterministic, and
 // mostly pieces outside the vocabulary: exercises the back-off).
-class HashSegmenter : public RunSegmenter {
+class HashSegmenter : public tokenizer::WordSegmenter {
  public:
-  StatusOr<std::vector<std::vector<std::string>>> segment(
-      const std::vector<std::string>& runs) override {
-    std::vector<std::vector<std::string>> out;
-    for (const std::string& run : runs) {
-      std::vector<std::string> pieces(1);
-      const std::u32string cps = *utf8::decode(run);  // not a range over a temporary StatusOr
-      for (char32_t c : cps) {
-        utf8::append(c, pieces.back());
-        if (c % 3 == 0) pieces.emplace_back();
-      }
-      if (pieces.back().empty()) pieces.pop_back();
-      out.push_back(std::move(pieces));
+  std::string name() const override { return "hash"; }
+  std::vector<std::string> cut(std::string_view run) const override {
+    std::vector<std::string> pieces(1);
+    const std::u32string cps = *utf8::decode(run);  // not a range over a temporary StatusOr
+    for (char32_t c : cps) {
+      utf8::append(c, pieces.back());
+      if (c % 3 == 0) pieces.emplace_back();
     }
-    return out;
+    if (pieces.back().empty()) pieces.pop_back();
+    return pieces;
   }
 };
 
@@ -272,11 +270,12 @@ TEST_F(NeuralTokenizerTest, RoundTripOn100000RandomStrings) {
   // The exported table and vocabulary; runs outside the table go to a cheap stand-in segmenter
   // (losslessness does not depend on where the model cuts; the model path is tested below).
   int created = 0;
+  tokenizer::register_segmenter("test-hash", [&created](const tokenizer::SegmenterSpec&) {
+    ++created;
+    return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(std::make_unique<HashSegmenter>());
+  });
   StatusOr<std::unique_ptr<TokenizerDir>> tok =
-      TokenizerDir::load(*tok_dir_, true, [&created](const TokenizerDir&) {
-        ++created;
-        return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<HashSegmenter>());
-      });
+      TokenizerDir::load(*tok_dir_, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   expect_round_trips(**tok, 100000, 20261122);
   EXPECT_EQ(created, 1);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of the persistent segmentation cache (tools/seg_cache.h) and its use by TokenizerDir:
+// Tests of the persistent segmentation cache (tokenizer/seg_cache.h) and its use by TokenizerDir:
 // round trip, damaged files (never a wrong segmentation), the tokenizer tie, one writer per file,
 // merging shards.
-#include "tools/seg_cache.h"
+#include "tokenizer/seg_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +17,13 @@
 
 namespace morpheus::tools {
 namespace {
+
+using tokenizer::CacheFileInfo;
+using tokenizer::CacheRecords;
+using tokenizer::merge_cache_files;
+using tokenizer::MergeSummary;
+using tokenizer::read_cache_file;
+using tokenizer::SegmentCache;
 
 constexpr uint64_t kCacheTestId = 0x1234abcdULL;
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -16,6 +18,8 @@
 namespace morpheus::tools {
 namespace {
 
+using tokenizer::SegmentTable;
+
 using nlohmann::json;
 
 std::vector<std::pair<std::string, std::vector<std::string>>> table_entries() {
@@ -26,11 +30,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> table_entries() {
 }
 
 // Splits a run in pieces of two code points, counting its calls.
-class PairSegmenter : public RunSegmenter {
+class PairSegmenter : public tokenizer::Segmenter {
  public:
   explicit PairSegmenter(int* calls) : calls_(calls) {}
-  StatusOr<std::vector<std::vector<std::string>>> segment(
-      const std::vector<std::string>& runs) override {
+  std::string name() const override { return "pairs"; }
+  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
     ++*calls_;
     std::vector<std::vector<std::string>> out;
     for (const std::string& run : runs) {
@@ -54,6 +58,18 @@ class PairSegmenter : public RunSegmenter {
   }
   int* calls_;
 };
+
+using MakeModel = std::function<StatusOr<std::unique_ptr<tokenizer::Segmenter>>()>;
+
+// Registers `make` as a model segmenter under a fresh name; returns its spec.
+tokenizer::SegmenterSpec test_model(MakeModel make) {
+  static int registered = 0;
+  tokenizer::SegmenterSpec spec;
+  spec.name = "test-model-" + std::to_string(registered++);
+  tokenizer::register_segmenter(spec.name,
+                                [make](const tokenizer::SegmenterSpec&) { return make(); });
+  return spec;
+}
 
 // Writes a format-2 tokenizer directory (no model) and returns it.
 std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion) {
@@ -114,10 +130,11 @@ TEST(SegmentTableTest, DamagedImagesAreDataLoss) {
 TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(write_dir("tokdir_table"), true, [&](const TokenizerDir&) {
-    ++created;
-    return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
-  });
+  const auto tok = TokenizerDir::load(write_dir("tokdir_table"), true, test_model([&]() {
+                                        ++created;
+                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
+                                            std::make_unique<PairSegmenter>(&calls));
+                                      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   std::vector<int32_t> ids;
   ASSERT_TRUE((*tok)->prefetch({"Kitaplarımızdan evlerde"}).ok());
@@ -132,10 +149,11 @@ TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
 TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(write_dir("tokdir_miss"), true, [&](const TokenizerDir&) {
-    ++created;
-    return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
-  });
+  const auto tok = TokenizerDir::load(write_dir("tokdir_miss"), true, test_model([&]() {
+                                        ++created;
+                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
+                                            std::make_unique<PairSegmenter>(&calls));
+                                      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   ASSERT_TRUE((*tok)->prefetch({"evlerimiz kitap", "okulda evlerimiz"}).ok());
   EXPECT_EQ(created, 1);
@@ -151,9 +169,10 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
 }
 
 TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
-  const auto tok = TokenizerDir::load(write_dir("tokdir_err"), true, [](const TokenizerDir&) {
-    return StatusOr<std::unique_ptr<RunSegmenter>>(data_loss("model/model.pt is damaged"));
-  });
+  const auto tok = TokenizerDir::load(write_dir("tokdir_err"), true, test_model([]() {
+                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
+                                            data_loss("model/model.pt is damaged"));
+                                      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   std::vector<int32_t> ids;
   EXPECT_TRUE((*tok)->encode("kitap", &ids, false).ok());
@@ -170,18 +189,20 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
   int calls = 0;
   std::vector<int32_t> want;
   {
-    const auto tok = TokenizerDir::load(dir, true, [&](const TokenizerDir&) {
-      return StatusOr<std::unique_ptr<RunSegmenter>>(std::make_unique<PairSegmenter>(&calls));
-    });
+    const auto tok = TokenizerDir::load(dir, true, test_model([&]() {
+                                          return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
+                                              std::make_unique<PairSegmenter>(&calls));
+                                        }));
     ASSERT_TRUE(tok.ok()) << tok.status().to_string();
     ASSERT_TRUE((*tok)->attach_cache(cache).ok());
     ASSERT_TRUE((*tok)->prefetch({text}).ok());
     ASSERT_TRUE((*tok)->encode(text, &want, false).ok());
     EXPECT_EQ(calls, 1);
   }
-  const auto tok = TokenizerDir::load(dir, true, [](const TokenizerDir&) {
-    return StatusOr<std::unique_ptr<RunSegmenter>>(data_loss("no model in this test"));
-  });
+  const auto tok = TokenizerDir::load(
+      dir, true, test_model([]() {
+        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(data_loss("no model in this test"));
+      }));
   ASSERT_TRUE(tok.ok());
   ASSERT_TRUE((*tok)->attach_cache(cache).ok());
   ASSERT_TRUE((*tok)->prefetch({text}).ok());
@@ -194,7 +215,7 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
 
 TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
   const std::string cache = path_join(testing::make_temp_dir("tokdir_cache_other"), "c.cache");
-  auto first = TokenizerDir::load(write_dir("tokdir_cache_a"), true, nullptr);
+  auto first = TokenizerDir::load(write_dir("tokdir_cache_a"), true, {});
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE((*first)->attach_cache(cache).ok());
   first->reset();  // releases the file
@@ -202,7 +223,7 @@ TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
   json config = json::parse(read_file(path_join(other, "tokenizer.json")).value());
   config["threshold"] = 0.3;  // another tokenizer
   ASSERT_TRUE(write_file_atomic(path_join(other, "tokenizer.json"), config.dump()).ok());
-  const auto second = TokenizerDir::load(other, true, nullptr);
+  const auto second = TokenizerDir::load(other, true, {});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   const Status s = (*second)->attach_cache(cache);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
@@ -210,7 +231,7 @@ TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
 }
 
 TEST(TokenizerDirTest, OldFormatVersionAsksForAReExport) {
-  const auto tok = TokenizerDir::load(write_dir("tokdir_v1", 1), true, nullptr);
+  const auto tok = TokenizerDir::load(write_dir("tokdir_v1", 1), true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(tok.status().message().find("format_version 1"), std::string::npos);
@@ -223,7 +244,7 @@ TEST(TokenizerDirTest, SwappedTableFailsTheChecksum) {
   entries[0].second = {"kitaplar", "ımızdan"};
   ASSERT_TRUE(
       write_file_atomic(path_join(dir, kSegmentTableFile), SegmentTable::serialize(entries)).ok());
-  const auto tok = TokenizerDir::load(dir, true, nullptr);
+  const auto tok = TokenizerDir::load(dir, true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(tok.status().message().find(kSegmentTableFile), std::string::npos);
@@ -239,7 +260,7 @@ TEST(TokenizerDirTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
   json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
   config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
   ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
-  const auto tok = TokenizerDir::load(dir, true, nullptr);
+  const auto tok = TokenizerDir::load(dir, true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(tok.status().message().find("self-test"), std::string::npos);

@@ -76,7 +76,7 @@ StatusOr<std::unique_ptr<SegmentationTable>> SegmentationTable::load(const std::
   return std::make_unique<SegmentationTable>(words, turkish_case);
 }
 
-std::vector<std::string> SegmentationTable::segment(std::string_view word) const {
+std::vector<std::string> SegmentationTable::cut(std::string_view word) const {
   const auto it = index_.find(std::string(word));
   if (it == index_.end()) return {std::string(word)};
   return words_[it->second].pieces;
@@ -84,14 +84,24 @@ std::vector<std::string> SegmentationTable::segment(std::string_view word) const
 
 // ---- CbpeModel -----------------------------------------------------------------------------
 
-std::vector<std::string> CbpeModel::word_pieces(std::string_view folded_word) const {
+namespace {
+
+// Pieces of `word` by `boundaries` (the whole word when null, failing or not spelling it).
+std::vector<std::string> boundary_pieces(const Segmenter* boundaries, std::string_view word) {
   std::vector<std::string> segments;
-  if (boundaries_) segments = boundaries_->segment(folded_word);
-  if (segments.empty() || !spells(segments, folded_word)) {
-    segments.assign(1, std::string(folded_word));
+  if (boundaries != nullptr) {
+    StatusOr<std::vector<std::string>> cut = boundaries->segment_word(word);
+    if (cut.ok()) segments = std::move(*cut);
   }
+  if (segments.empty() || !spells(segments, word)) segments.assign(1, std::string(word));
+  return segments;
+}
+
+}  // namespace
+
+std::vector<std::string> CbpeSegmenter::cut(std::string_view folded_word) const {
   std::vector<std::string> pieces;
-  for (const std::string& s : segments) {
+  for (const std::string& s : boundary_pieces(boundaries_.get(), folded_word)) {
     if (!s.empty()) encode_pieces_chunked(*bpe_, s, &pieces);
   }
   return pieces;
@@ -105,21 +115,10 @@ StatusOr<CbpeModel> CbpeModel::assemble(BpeModel bpe, std::shared_ptr<const Segm
   model.boundaries_ = std::move(boundaries);
   std::vector<std::string> pieces(model.bpe_->tokens().begin() + kNumSpecials,
                                   model.bpe_->tokens().end());
-  std::shared_ptr<const BpeModel> bpe_ref = model.bpe_;
-  std::shared_ptr<const Segmenter> bounds_ref = model.boundaries_;
-  WordSegmentFn fn = [bpe_ref, bounds_ref](std::string_view folded) {
-    std::vector<std::string> segments;
-    if (bounds_ref) segments = bounds_ref->segment(folded);
-    if (segments.empty() || !spells(segments, folded)) segments.assign(1, std::string(folded));
-    std::vector<std::string> out;
-    for (const std::string& s : segments) {
-      if (!s.empty()) encode_pieces_chunked(*bpe_ref, s, &out);
-    }
-    return out;
-  };
+  model.segmenter_ = std::make_shared<const CbpeSegmenter>(model.bpe_, model.boundaries_);
   PieceCodecOptions options;
   options.turkish_case = model.config_.turkish_case;
-  StatusOr<PieceCodec> codec = PieceCodec::create(std::move(pieces), std::move(fn), options);
+  StatusOr<PieceCodec> codec = PieceCodec::create(std::move(pieces), model.segmenter_, options);
   if (!codec.ok()) {
     return data_loss("vocabulary: " + codec.status().message(), codec.status().hint());
   }
@@ -169,7 +168,7 @@ StatusOr<CbpeModel> CbpeModel::train_corpus(const std::string& corpus_path,
     tw.text = utf8::decode(w).value();
     tw.count = count;
     if (boundaries) {
-      const std::vector<std::string> pieces = boundaries->segment(w);
+      const std::vector<std::string> pieces = boundary_pieces(boundaries.get(), w);
       if (pieces.size() > 1 && spells(pieces, w)) {
         uint32_t offset = 0;
         for (size_t k = 0; k + 1 < pieces.size(); ++k) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -22,23 +23,39 @@
 #include "tokenizer/cbpe/bpe_trainer.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/segmentation_file.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer::cbpe {
 
 // Boundaries from a segmentation file: known words get their pieces (keys and pieces are
 // case-folded); unknown words are one piece.
-class SegmentationTable : public Segmenter {
+class SegmentationTable : public WordSegmenter {
  public:
   static StatusOr<std::unique_ptr<SegmentationTable>> load(const std::string& path,
                                                            bool turkish_case = true);
   explicit SegmentationTable(const std::vector<SegmentedWord>& words, bool turkish_case = true);
-  std::vector<std::string> segment(std::string_view word) const override;
+  // The pieces of a known (case-folded) word, else the word itself.
+  std::vector<std::string> cut(std::string_view word) const override;
   std::string name() const override { return "segmentation-file"; }
   const std::vector<SegmentedWord>& words() const { return words_; }
 
  private:
   std::vector<SegmentedWord> words_;
   std::unordered_map<std::string, size_t> index_;
+};
+
+// The CBPE system: the provider's pieces of a case-folded word (the whole word when there is no
+// provider or its pieces do not spell the word), each BPE-encoded. Shares the model's parts.
+class CbpeSegmenter : public WordSegmenter {
+ public:
+  CbpeSegmenter(std::shared_ptr<const BpeModel> bpe, std::shared_ptr<const Segmenter> boundaries)
+      : bpe_(std::move(bpe)), boundaries_(std::move(boundaries)) {}
+  std::vector<std::string> cut(std::string_view folded_word) const override;
+  std::string name() const override { return "cbpe"; }
+
+ private:
+  std::shared_ptr<const BpeModel> bpe_;
+  std::shared_ptr<const Segmenter> boundaries_;  // may be null
 };
 
 struct CbpeConfig {
@@ -67,8 +84,12 @@ class CbpeModel {
   const BpeModel& bpe() const { return *bpe_; }
   const CbpeConfig& config() const { return config_; }
   const TrainerStats& stats() const { return stats_; }
-  // Pieces of one (case-folded) word: provider pieces, each BPE-encoded.
-  std::vector<std::string> word_pieces(std::string_view folded_word) const;
+  // Pieces of one (case-folded) word: provider pieces, each BPE-encoded (CbpeSegmenter).
+  std::vector<std::string> word_pieces(std::string_view folded_word) const {
+    return segmenter_->cut(folded_word);
+  }
+  // The segmenter the codec uses (registry name "cbpe", tokenizer/segmenter.h).
+  std::shared_ptr<const CbpeSegmenter> segmenter() const { return segmenter_; }
 
  private:
   static StatusOr<CbpeModel> assemble(BpeModel bpe, std::shared_ptr<const Segmenter> boundaries,
@@ -78,6 +99,7 @@ class CbpeModel {
   TrainerStats stats_;
   std::shared_ptr<const BpeModel> bpe_;
   std::shared_ptr<const Segmenter> boundaries_;
+  std::shared_ptr<const CbpeSegmenter> segmenter_;
   std::shared_ptr<const PieceCodec> codec_;
 };
 

@@ -349,7 +349,7 @@ std::vector<std::string> TagalogSegmenter::morphemes(std::string_view word) cons
   return out;
 }
 
-std::vector<std::string> TagalogSegmenter::segment(std::string_view word) const {
+std::vector<std::string> TagalogSegmenter::cut(std::string_view word) const {
   const std::u32string w = lower_trim(word);
   if (w.empty()) return {};
   const Parts m = morphemes_of(w);

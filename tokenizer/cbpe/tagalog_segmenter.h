@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer::cbpe {
 
@@ -74,7 +74,7 @@ class TagalogRoots {
   bool has_definitions_ = false;
 };
 
-class TagalogSegmenter : public Segmenter {
+class TagalogSegmenter : public WordSegmenter {
  public:
   TagalogSegmenter(TagalogAffixes affixes, TagalogRoots roots);
 
@@ -82,7 +82,7 @@ class TagalogSegmenter : public Segmenter {
   // the word (infixes, h-insertion). Empty for an empty word.
   std::vector<std::string> morphemes(std::string_view word) const;
   // Surface pieces (the annotation without markers): concatenation == lower-cased word.
-  std::vector<std::string> segment(std::string_view word) const override;
+  std::vector<std::string> cut(std::string_view word) const override;
   std::string name() const override { return "tagalog-rules"; }
 
  private:

@@ -629,7 +629,7 @@ std::vector<int32_t> HybridTokenizer::encode(std::string_view text) const {
   return ids;
 }
 
-std::vector<std::string> HybridTokenizer::segment(std::string_view word) const {
+std::vector<std::string> HybridTokenizer::cut(std::string_view word) const {
   Scratch sc;
   encode_raw(word, sc, /*want_spans=*/true);
   std::vector<std::string> pieces;

@@ -40,7 +40,7 @@
 
 #include "core/status.h"
 #include "tokenizer/hybrid/hybrid_lexicon.h"
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer::hybrid {
 
@@ -62,7 +62,7 @@ struct PieceInfo {
 // The classes of `piece` (UTF-8).
 PieceInfo piece_info(std::string_view piece);
 
-class HybridTokenizer : public Segmenter {
+class HybridTokenizer : public WordSegmenter {
  public:
   HybridTokenizer(std::shared_ptr<const HybridLexicon> lexicon, HybridMode mode);
   // Loads the lexicon directory (see HybridLexicon::load for the errors).
@@ -87,9 +87,9 @@ class HybridTokenizer : public Segmenter {
   // of its id, or a marker/form id not followed by a lexical id.
   StatusOr<std::string> decode(const std::vector<int32_t>& ids) const;
 
-  // Segmenter: the surface pieces of `word` as the encoder cut it (one piece per lexical token or
-  // unmatched code point; <uppercase> joins the piece it marks). Their concatenation is `word`.
-  std::vector<std::string> segment(std::string_view word) const override;
+  // WordSegmenter: the surface pieces of `word` as the encoder cut it (one piece per lexical token
+  // or unmatched code point; <uppercase> joins the piece it marks). Their concatenation is `word`.
+  std::vector<std::string> cut(std::string_view word) const override;
   std::string name() const override;
 
  private:

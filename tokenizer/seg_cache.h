@@ -21,7 +21,7 @@
 
 #include "core/status.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 
 constexpr size_t kMaxCachedRunBytes = 4096;  // longer runs are not cached
 
@@ -77,4 +77,4 @@ struct MergeSummary {
 Status merge_cache_files(const std::vector<std::string>& inputs, uint64_t id,
                          const std::string& out, MergeSummary* summary);
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Persistent segmentation cache: checked reading, locked appending, merging.
-#include "tools/seg_cache.h"
+#include "tokenizer/seg_cache.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,7 +15,7 @@
 #include "core/logging.h"
 #include "core/utf8.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
 
 constexpr char kCacheMagic[8] = {'M', 'S', 'E', 'G', 'C', 'A', 'C', '1'};
@@ -254,4 +254,4 @@ Status merge_cache_files(const std::vector<std::string>& inputs, uint64_t id,
   return write_file_atomic(out, cache_image(id, merged));
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

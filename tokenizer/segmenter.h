@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// Segmenter: the one interface every segmenting system implements (DESIGN.md §5.14), and the one
+// factory that creates a system by name (SentencePiece's ModelInterface + model_factory).
+//   words {"evlerde", "kitap"} -> {{"ev", "ler", "de"}, {"kitap"}}
+// Systems and their registry names:
+//   "file"            a segmentation file (tokenizer/cbpe/cbpe_model.h SegmentationTable)
+//   "cbpe"            a CBPE model directory (tokenizer/cbpe/cbpe_model.h)
+//   "hybrid"          the hybrid tokenizer of a lexicon directory (tokenizer/hybrid/)
+//   "morpheus-model"  the Morpheus model of a tokenizer directory, in process; LibTorch, so it is
+//                     registered by the LibTorch side (tools/neural_tokenizer.h)
+//   "morpheus-server" the same model in a `morpheus-torch model-server` co-process, registered
+//                     by the torch-free side (tools/model_client.h)
+// The Morpheus segmentation table (tools/tokenizer_dir.h) is a Segmenter too: it answers the runs
+// it holds and hands the rest to one of the two model systems, created through this factory.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace morpheus::tokenizer {
+
+// Pieces of each word of a batch, aligned with the words.
+using Segmentation = std::vector<std::vector<std::string>>;
+
+class Segmenter {
+ public:
+  virtual ~Segmenter() = default;
+
+  // Pieces of every word of `words` (pretokenizer spans without whitespace), aligned with
+  // `words`: each word's pieces concatenate to it. Systems that cut only lower-case text say so
+  // (the codecs pass case-folded letter runs). Thread-safe unless the system says otherwise.
+  virtual StatusOr<Segmentation> segment(const std::vector<std::string>& words) const = 0;
+  // Short display name for reports, e.g. "cbpe", "hybrid-lossless".
+  virtual std::string name() const = 0;
+
+  // One request in flight: send() starts segmenting `words`, receive() returns their pieces. A
+  // co-process works in between; by default send() keeps the words and receive() segments them.
+  virtual Status send(const std::vector<std::string>& words) {
+    pending_ = words;
+    return ok_status();
+  }
+  virtual StatusOr<Segmentation> receive() { return segment(pending_); }
+
+  // segment() of one word.
+  StatusOr<std::vector<std::string>> segment_word(std::string_view word) const {
+    MORPHEUS_ASSIGN_OR_RETURN(Segmentation pieces, segment({std::string(word)}));
+    return std::move(pieces.front());
+  }
+
+ private:
+  std::vector<std::string> pending_;
+};
+
+// Base of the systems that cut one word at a time and cannot fail: segment() loops over cut().
+class WordSegmenter : public Segmenter {
+ public:
+  StatusOr<Segmentation> segment(const std::vector<std::string>& words) const final {
+    Segmentation out;
+    out.reserve(words.size());
+    for (const std::string& w : words) out.push_back(cut(w));
+    return out;
+  }
+  // Pieces of one word; their concatenation is `word` (or, for a system that folds case, the
+  // folded word: see the system).
+  virtual std::vector<std::string> cut(std::string_view word) const = 0;
+};
+
+// What create_segmenter builds: a registered system, the file or directory it reads, and its
+// options (each system documents its keys; unknown keys are ignored).
+struct SegmenterSpec {
+  std::string name;  // registry key; empty = no system
+  std::string path;
+  nlohmann::json options = nlohmann::json::object();
+};
+
+using SegmenterCreator =
+    std::function<StatusOr<std::unique_ptr<Segmenter>>(const SegmenterSpec& spec)>;
+
+// Registers (or replaces) the creator of `name`. Thread-safe. "file", "cbpe" and "hybrid" are
+// registered from the start.
+void register_segmenter(const std::string& name, SegmenterCreator creator);
+// Creates the system spec.name; NOT_FOUND naming the registered systems when it is unknown.
+StatusOr<std::unique_ptr<Segmenter>> create_segmenter(const SegmenterSpec& spec);
+// Registered names, sorted.
+std::vector<std::string> segmenter_names();
+
+}  // namespace morpheus::tokenizer
