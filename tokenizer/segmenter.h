@@ -47,8 +47,8 @@ class Segmenter {
   }
   virtual StatusOr<Segmentation> receive() { return segment(pending_); }
 
-  // segment() of one word.
-  StatusOr<std::vector<std::string>> segment_word(std::string_view word) const {
+  // segment() of one word (the piece codec's per-run call; WordSegmenter answers it directly).
+  virtual StatusOr<std::vector<std::string>> segment_word(std::string_view word) const {
     MORPHEUS_ASSIGN_OR_RETURN(Segmentation pieces, segment({std::string(word)}));
     return std::move(pieces.front());
   }
@@ -65,6 +65,10 @@ class WordSegmenter : public Segmenter {
     out.reserve(words.size());
     for (const std::string& w : words) out.push_back(cut(w));
     return out;
+  }
+  // No one-word batch to build: cut() itself.
+  StatusOr<std::vector<std::string>> segment_word(std::string_view word) const final {
+    return cut(word);
   }
   // Pieces of one word; their concatenation is `word` (or, for a system that folds case, the
   // folded word: see the system).

@@ -68,23 +68,23 @@ bool RootLexicon::root_match(const std::u32string& t) const {
   return roots_.count(desoftened) > 0;
 }
 
+bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
+  return root_match(word.substr(0, len)) &&
+         (len == word.size() || suffixes_.count(word.substr(len)) > 0);
+}
+
 size_t RootLexicon::root_split(const std::u32string& word) const {
   for (size_t len = word.size(); len >= 1; --len) {
-    if (!root_match(word.substr(0, len))) continue;
-    if (len == word.size() || suffixes_.count(word.substr(len)) > 0) return len;
+    if (splits_at(word, len)) return len;
   }
   return 0;
 }
 
 size_t RootLexicon::shortest_root_split(const std::u32string& word) const {
-  size_t one_letter = 0;
-  for (size_t len = 1; len <= word.size(); ++len) {
-    if (!root_match(word.substr(0, len))) continue;
-    if (len < word.size() && suffixes_.count(word.substr(len)) == 0) continue;
-    if (len >= 2) return len;
-    one_letter = len;
+  for (size_t len = 2; len <= word.size(); ++len) {
+    if (splits_at(word, len)) return len;
   }
-  return one_letter;
+  return !word.empty() && splits_at(word, 1) ? 1 : 0;
 }
 
 size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,

@@ -44,6 +44,9 @@ class RootLexicon {
   size_t shortest_root_split(const std::u32string& word) const;
 
  private:
+  // root_match(word[0, len)) and word[len, n) empty or a suffix chain (1 <= len <= n).
+  bool splits_at(const std::u32string& word, size_t len) const;
+
   std::unordered_set<std::u32string> roots_;
   std::unordered_set<std::u32string> suffixes_;
 };
