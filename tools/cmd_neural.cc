@@ -298,8 +298,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   eargs->options.root_lexicon = lexicons.root_lexicon;
   eargs->options.suffix_lexicon = lexicons.suffix_lexicon;
   exp->add_flag("--root-snap", eargs->options.root_snap,
-                "Cut every word at its dictionary root when the rest is a known suffix chain, "
-                "and nowhere inside the root (copies both lexicons into the directory)");
+                "Cut every word after its shortest dictionary root (at least 2 letters) whose rest "
+                "is a known suffix chain, and nowhere inside the root (copies both lexicons into "
+                "the directory)");
   exp->add_option("--root-lexicon", eargs->options.root_lexicon, "Roots for --root-snap")
       ->capture_default_str();
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
