@@ -91,6 +91,41 @@ void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
       a.size(), spm);
 }
 
+// Dynamic int8 (model/linear.h) against float on the same model and words: words/s and how
+// many words segment as in float, with each fixed guard of `guards` (logit distance under which a
+// chunk is decided again in float; 0 = none) and with the calibrated guard (the default).
+void report_int8(const char* name, const morpheus::model::Morpheus& model,
+                 const morpheus::train::CharVocab& chars, const std::vector<std::string>& words,
+                 const std::vector<double>& guards, int reps) {
+  morpheus::tools::NeuralSegmenterOptions options;
+  options.cache_capacity = 0;
+  const morpheus::tools::NeuralSegmenter float_seg(model, chars, options);
+  const double float_rate = words_per_s(float_seg, words, reps);
+  const auto want = float_seg.segment_many(words);
+  std::printf("%s: float %.0f words/s\n", name, float_rate);
+  options.int8 = true;
+  for (size_t g = 0; g <= guards.size(); ++g) {
+    // Each fixed guard, then the calibrated one (the default).
+    options.int8_calibrate = g == guards.size();
+    options.int8_guard = options.int8_calibrate ? 0 : guards[g];
+    const morpheus::tools::NeuralSegmenter seg(model, chars, options);
+    if (!seg.int8()) {
+      std::printf("  int8 unavailable (%s)\n", seg.int8_status().to_string().c_str());
+      return;
+    }
+    const double rate = words_per_s(seg, words, reps);
+    const auto got = seg.segment_many(words);
+    size_t same = 0;
+    for (size_t i = 0; i < want.size(); ++i) same += want[i] == got[i] ? 1 : 0;
+    std::printf(
+        "  int8, %s guard %.2f: %.0f words/s (%.2fx float), same segmentation as float %.4f, "
+        "model passes re-run in float %.4f\n",
+        options.int8_calibrate ? "calibrated" : "fixed", seg.int8_guard(), rate, rate / float_rate,
+        static_cast<double>(same) / static_cast<double>(want.size()),
+        static_cast<double>(seg.int8_rechecks()) / static_cast<double>(seg.model_chunks()));
+  }
+}
+
 // Words/s at each batch size of a comma-separated list (positions per model call).
 void sweep(const morpheus::model::Morpheus& model, const morpheus::train::CharVocab& chars,
            const std::vector<std::string>& words, const std::string& sizes) {
@@ -171,6 +206,16 @@ int main(int argc, char** argv) {
   const size_t tiny_words = std::stoul(arg(argc, argv, "--words", "30000"));
   const size_t paper_words = std::stoul(arg(argc, argv, "--paper-words", "1500"));
   const int reps = std::stoi(arg(argc, argv, "--reps", "2"));
+  std::vector<double> guards;  // int8 guards to compare (0 = none)
+  {
+    const std::string list = arg(argc, argv, "--int8-guards", "0,0.5");
+    for (size_t begin = 0; begin < list.size();) {
+      size_t end = list.find(',', begin);
+      if (end == std::string::npos) end = list.size();
+      guards.push_back(std::stod(list.substr(begin, end - begin)));
+      begin = end + 1;
+    }
+  }
   if (const std::string t = arg(argc, argv, "--threads", ""); !t.empty()) {
     torch::set_num_threads(std::stoi(t));
   }
@@ -216,6 +261,7 @@ int main(int argc, char** argv) {
     tools::NeuralSegmenter fast(*m, *chars, fast_options);
     tools::NeuralSegmenter old(*m, *chars, old_options);
     report(("model of " + tokdir).c_str(), fast, old, words, spm, reps);
+    report_int8(("model of " + tokdir).c_str(), *m, *chars, words, guards, reps);
     sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""));
   }
   {
@@ -236,6 +282,7 @@ int main(int argc, char** argv) {
     tools::NeuralSegmenter fast(model, chars, fast_options);
     tools::NeuralSegmenter old(model, chars, old_options);
     report("random paper-size model", fast, old, words, spm, 1);
+    report_int8("random paper-size model", model, chars, words, guards, 1);
     sweep(model, chars, words, arg(argc, argv, "--sweep", ""));
   }
   return 0;

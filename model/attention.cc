@@ -2,16 +2,80 @@
 // Written-out attention, RoPE self-attention block, torch-compatible multi-head attention.
 #include "model/attention.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace morpheus::model {
 namespace {
 
 std::atomic<bool> g_row_packing{true};
+
+// One query row of no_grad_attention: out[Dh] += softmax_j(q·k_j / √Dh over allowed j)·v_j;
+// scores [Tk] is scratch. Left at 0 when no key is allowed.
+void attend_row(const float* q, const float* k, const float* v, const bool* key_ok, int64_t tk,
+                int64_t dh, float* scores, float* out) {
+  const float root = std::sqrt(static_cast<float>(dh));
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  float max_score = minus_inf;
+  for (int64_t j = 0; j < tk; ++j) {
+    scores[j] = minus_inf;
+    if (key_ok != nullptr && !key_ok[j]) continue;
+    const float* kj = k + j * dh;
+    float dot = 0;
+#pragma omp simd reduction(+ : dot)
+    for (int64_t d = 0; d < dh; ++d) dot += q[d] * kj[d];
+    scores[j] = dot / root;
+    max_score = std::max(max_score, scores[j]);
+  }
+  if (max_score == minus_inf) return;
+  float sum = 0;
+  for (int64_t j = 0; j < tk; ++j) {
+    scores[j] = scores[j] == minus_inf ? 0.0f : std::exp(scores[j] - max_score);
+    sum += scores[j];
+  }
+  for (int64_t j = 0; j < tk; ++j) {
+    if (scores[j] == 0.0f) continue;
+    const float w = scores[j] / sum;
+    const float* vj = v + j * dh;
+#pragma omp simd
+    for (int64_t d = 0; d < dh; ++d) out[d] += w * vj[d];
+  }
+}
+
+// scaled_dot_attention without causal mask or dropout for float CPU tensors that need no
+// gradient (inference, evaluation): one pass per (batch, head) with the Tk scores in registers/L1,
+// instead of two batched matmuls that become B·H small BLAS calls each.
+torch::Tensor no_grad_attention(const torch::Tensor& q_in, const torch::Tensor& k_in,
+                                const torch::Tensor& v_in, const torch::Tensor& key_mask) {
+  const torch::Tensor q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();
+  const int64_t b = q.size(0), h = q.size(1), tq = q.size(2), tk = k.size(2), dh = q.size(3);
+  torch::Tensor out = torch::zeros({b, h, tq, dh}, q.options());
+  torch::Tensor mask;
+  if (key_mask.defined()) mask = key_mask.contiguous();
+  const float* qp = q.data_ptr<float>();
+  const float* kp = k.data_ptr<float>();
+  const float* vp = v.data_ptr<float>();
+  const bool* mp = mask.defined() ? mask.data_ptr<bool>() : nullptr;
+  float* op = out.data_ptr<float>();
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, tq * tk * dh));
+  at::parallel_for(0, b * h, grain, [&](int64_t begin, int64_t end) {
+    std::vector<float> scores(static_cast<size_t>(tk));
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const bool* key_ok = mp != nullptr ? mp + (bh / h) * tk : nullptr;
+      for (int64_t i = 0; i < tq; ++i) {
+        attend_row(qp + (bh * tq + i) * dh, kp + bh * tk * dh, vp + bh * tk * dh, key_ok, tk, dh,
+                   scores.data(), op + (bh * tq + i) * dh);
+      }
+    }
+  });
+  return out;
+}
 
 }  // namespace
 
@@ -35,15 +99,21 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "attention inputs must be [B,H,T,Dh]");
   const int64_t tq = q.size(2);
   const int64_t tk = k.size(2);
-  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(3)));
-  torch::Tensor allowed;  // [B or 1, 1, Tq or 1, Tk] bool
   if (key_mask.defined()) {
     TORCH_CHECK(key_mask.dtype() == torch::kBool && key_mask.dim() == 2 &&
                     key_mask.size(0) == q.size(0) && key_mask.size(1) == tk,
                 "key_mask must be bool [B,Tk] = [", q.size(0), ",", tk, "], got ", key_mask.sizes(),
                 " ", key_mask.dtype());
-    allowed = key_mask.view({key_mask.size(0), 1, 1, tk});
   }
+  const bool needs_grad = q.requires_grad() || k.requires_grad() || v.requires_grad();
+  if (!causal && !needs_grad && !(training && dropout > 0) && q.device().is_cpu() &&
+      q.scalar_type() == torch::kFloat && k.scalar_type() == torch::kFloat &&
+      v.scalar_type() == torch::kFloat) {
+    return no_grad_attention(q, k, v, key_mask);
+  }
+  torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(3)));
+  torch::Tensor allowed;  // [B or 1, 1, Tq or 1, Tk] bool
+  if (key_mask.defined()) allowed = key_mask.view({key_mask.size(0), 1, 1, tk});
   if (causal) {
     torch::Tensor tri =
         torch::ones({tq, tk}, q.options().dtype(torch::kBool)).tril().view({1, 1, tq, tk});
@@ -60,9 +130,9 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
 }
 
 torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
-                                   const ValidRows& rows, torch::nn::Linear& qkv,
-                                   torch::nn::Linear& proj, const Rope& rope, int64_t num_heads,
-                                   double dropout, bool training) {
+                                   const ValidRows& rows, Linear& qkv, Linear& proj,
+                                   const Rope& rope, int64_t num_heads, double dropout,
+                                   bool training) {
   TORCH_CHECK(x.dim() == 3, "x must be [B,T,D], got ", x.sizes());
   TORCH_CHECK(mask.dtype() == torch::kBool && mask.dim() == 2 && mask.size(0) == x.size(0) &&
                   mask.size(1) == x.size(1),
@@ -85,9 +155,8 @@ torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& 
 
 torch::nn::Sequential make_ffn(int64_t dim, int64_t hidden, double dropout) {
   return torch::nn::Sequential(torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})),
-                               torch::nn::Linear(dim, hidden), torch::nn::GELU(),
-                               torch::nn::Dropout(dropout), torch::nn::Linear(hidden, dim),
-                               torch::nn::Dropout(dropout));
+                               Linear(dim, hidden), torch::nn::GELU(), torch::nn::Dropout(dropout),
+                               Linear(hidden, dim), torch::nn::Dropout(dropout));
 }
 
 RopeSelfAttentionImpl::RopeSelfAttentionImpl(const RopeSelfAttentionOptions& options_)
@@ -99,8 +168,8 @@ void RopeSelfAttentionImpl::reset() {
   const int64_t d = options.dim();
   TORCH_CHECK(d % options.num_heads() == 0, "dim ", d, " not divisible by heads ",
               options.num_heads());
-  qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
-  proj = register_module("proj", torch::nn::Linear(d, d));
+  qkv = register_module("qkv", Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
+  proj = register_module("proj", Linear(d, d));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   rope = register_module(
       "rope",
@@ -130,7 +199,7 @@ void MultiheadAttentionImpl::reset() {
               options.num_heads());
   in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * d, d}));
   in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * d}));
-  out_proj = register_module("out_proj", torch::nn::Linear(d, d));
+  out_proj = register_module("out_proj", Linear(d, d));
   torch::nn::init::xavier_uniform_(in_proj_weight);
   torch::nn::init::zeros_(out_proj->bias);
 }

@@ -10,11 +10,11 @@
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/dropout.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
+#include "model/linear.h"
 #include "model/rope.h"
 
 namespace morpheus::model {
@@ -49,6 +49,9 @@ class ValidRows {
 // softmax(q·kᵀ/√Dh + masks)·v. key_mask [B,Tk] bool (true = valid) may be undefined; causal
 // masks key j > query i. Queries whose keys are all masked get a zero output.
 // Dropout on the attention weights with probability `dropout` when `training`.
+// Float CPU inputs that need no gradient, without causal mask or dropout (inference,
+// evaluation), take a fused kernel: one pass per (batch, head), the same result up to float
+// rounding, instead of 2·B·H small BLAS calls.
 torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, const torch::Tensor& key_mask,
                                    bool causal, double dropout, bool training);
@@ -56,9 +59,9 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
 // One RoPE self-attention block without the residual/norm: x [B,T,D] -> [B,T,D] (after proj),
 // rows = ValidRows(mask) (built once per forward by the caller, shared by its layers).
 torch::Tensor rope_attention_block(const torch::Tensor& x, const torch::Tensor& mask,
-                                   const ValidRows& rows, torch::nn::Linear& qkv,
-                                   torch::nn::Linear& proj, const Rope& rope, int64_t num_heads,
-                                   double dropout, bool training);
+                                   const ValidRows& rows, Linear& qkv, Linear& proj,
+                                   const Rope& rope, int64_t num_heads, double dropout,
+                                   bool training);
 
 // Pre-norm FFN: Sequential(0 LayerNorm(D), 1 Linear(D,hidden), 2 GELU, 3 Dropout, 4
 // Linear(hidden,D), 5 Dropout); the caller adds the residual. Index layout matches the reference
@@ -85,7 +88,7 @@ class RopeSelfAttentionImpl : public torch::nn::Cloneable<RopeSelfAttentionImpl>
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask, const ValidRows& rows);
 
   RopeSelfAttentionOptions options;
-  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  Linear qkv{nullptr}, proj{nullptr};
   torch::nn::LayerNorm norm{nullptr};
   Rope rope{nullptr};
   torch::nn::Dropout drop{nullptr};
@@ -110,7 +113,7 @@ class MultiheadAttentionImpl : public torch::nn::Cloneable<MultiheadAttentionImp
 
   MultiheadAttentionOptions options;
   torch::Tensor in_proj_weight, in_proj_bias;  // [3D,D], [3D]; chunk order q,k,v
-  torch::nn::Linear out_proj{nullptr};
+  Linear out_proj{nullptr};
 };
 TORCH_MODULE(MultiheadAttention);
 

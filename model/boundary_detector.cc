@@ -21,15 +21,14 @@ DetectorLayerImpl::DetectorLayerImpl(const DetectorLayerOptions& options_) : opt
 
 void DetectorLayerImpl::reset() {
   const int64_t d = options.dim();
-  qkv = register_module("qkv", torch::nn::Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
-  proj = register_module("proj", torch::nn::Linear(d, d));
+  qkv = register_module("qkv", Linear(torch::nn::LinearOptions(d, 3 * d).bias(false)));
+  proj = register_module("proj", Linear(d, d));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   rope = register_module(
       "rope",
       Rope(RopeOptions(d / options.num_heads(), options.max_len()).base(options.rope_base())));
   boundary_scorer = register_module(
-      "boundary_scorer", torch::nn::Sequential(torch::nn::Linear(2 * d, d), torch::nn::GELU(),
-                                               torch::nn::Linear(d, 1)));
+      "boundary_scorer", torch::nn::Sequential(Linear(2 * d, d), torch::nn::GELU(), Linear(d, 1)));
   drop = register_module("drop", torch::nn::Dropout(options.dropout()));
 }
 

@@ -52,7 +52,7 @@ class DetectorLayerImpl : public torch::nn::Cloneable<DetectorLayerImpl> {
   torch::Tensor score(const torch::Tensor& h, const ValidRows& gaps);
 
   DetectorLayerOptions options;
-  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  Linear qkv{nullptr}, proj{nullptr};
   torch::nn::LayerNorm norm{nullptr};
   Rope rope{nullptr};
   torch::nn::Sequential boundary_scorer{nullptr};

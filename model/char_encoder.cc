@@ -69,8 +69,8 @@ void CharEncoderImpl::reset() {
                                                  .padding_idx(0)));
   case_embedding =
       register_module("case_embedding", torch::nn::Embedding(2, options.case_embed_dim()));
-  embed_proj = register_module(
-      "embed_proj", torch::nn::Linear(options.char_embed_dim() + options.case_embed_dim(), d));
+  embed_proj =
+      register_module("embed_proj", Linear(options.char_embed_dim() + options.case_embed_dim(), d));
   cnn = register_module(
       "cnn", MultiScaleCnn(MultiScaleCnnOptions(d, options.kernels(), options.cnn_channels())
                                .dropout(options.dropout())));

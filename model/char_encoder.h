@@ -11,7 +11,6 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "model/attention.h"
+#include "model/linear.h"
 
 namespace morpheus::model {
 
@@ -73,7 +73,7 @@ class CharEncoderImpl : public torch::nn::Cloneable<CharEncoderImpl> {
 
   CharEncoderOptions options;
   torch::nn::Embedding char_embedding{nullptr}, case_embedding{nullptr};
-  torch::nn::Linear embed_proj{nullptr};
+  Linear embed_proj{nullptr};
   MultiScaleCnn cnn{nullptr};
   torch::nn::ModuleList attn_layers{nullptr}, ffns{nullptr};
   torch::nn::LayerNorm final_norm{nullptr};

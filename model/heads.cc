@@ -139,8 +139,8 @@ void PreLnEncoderLayerImpl::reset() {
       "self_attn",
       MultiheadAttention(
           MultiheadAttentionOptions(d, options.num_heads()).dropout(options.dropout())));
-  linear1 = register_module("linear1", torch::nn::Linear(d, options.ffn()));
-  linear2 = register_module("linear2", torch::nn::Linear(options.ffn(), d));
+  linear1 = register_module("linear1", Linear(d, options.ffn()));
+  linear2 = register_module("linear2", Linear(options.ffn(), d));
   norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   drop = register_module("drop", torch::nn::Dropout(options.dropout()));
@@ -162,8 +162,8 @@ void PreLnDecoderLayerImpl::reset() {
   auto mha = MultiheadAttentionOptions(d, options.num_heads()).dropout(options.dropout());
   self_attn = register_module("self_attn", MultiheadAttention(mha));
   multihead_attn = register_module("multihead_attn", MultiheadAttention(mha));
-  linear1 = register_module("linear1", torch::nn::Linear(d, options.ffn()));
-  linear2 = register_module("linear2", torch::nn::Linear(options.ffn(), d));
+  linear1 = register_module("linear1", Linear(d, options.ffn()));
+  linear2 = register_module("linear2", Linear(options.ffn(), d));
   norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   norm3 = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
@@ -212,7 +212,7 @@ void MlmHeadImpl::reset() {
     char_decoder->push_back(PreLnDecoderLayer(
         PreLnLayerOptions(d, options.num_heads(), options.dec_ffn()).dropout(options.dropout())));
   }
-  char_out_proj = register_module("char_out_proj", torch::nn::Linear(d, options.char_vocab_size()));
+  char_out_proj = register_module("char_out_proj", Linear(d, options.char_vocab_size()));
   drop = register_module("drop", torch::nn::Dropout(options.dropout()));
 }
 

@@ -12,12 +12,12 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
 #include "model/attention.h"
+#include "model/linear.h"
 
 namespace morpheus::model {
 
@@ -79,7 +79,7 @@ class PreLnEncoderLayerImpl : public torch::nn::Cloneable<PreLnEncoderLayerImpl>
 
   PreLnLayerOptions options;
   MultiheadAttention self_attn{nullptr};
-  torch::nn::Linear linear1{nullptr}, linear2{nullptr};
+  Linear linear1{nullptr}, linear2{nullptr};
   torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Dropout drop{nullptr};
 };
@@ -94,7 +94,7 @@ class PreLnDecoderLayerImpl : public torch::nn::Cloneable<PreLnDecoderLayerImpl>
 
   PreLnLayerOptions options;
   MultiheadAttention self_attn{nullptr}, multihead_attn{nullptr};
-  torch::nn::Linear linear1{nullptr}, linear2{nullptr};
+  Linear linear1{nullptr}, linear2{nullptr};
   torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr}, norm3{nullptr};
   torch::nn::Dropout drop{nullptr};
 };
@@ -136,7 +136,7 @@ class MlmHeadImpl : public torch::nn::Cloneable<MlmHeadImpl> {
   torch::Tensor mask_token;  // [D]
   torch::nn::Embedding word_pos_embed{nullptr}, char_embed{nullptr}, char_pos_embed{nullptr};
   torch::nn::ModuleList context_encoder{nullptr}, char_decoder{nullptr};
-  torch::nn::Linear char_out_proj{nullptr};
+  Linear char_out_proj{nullptr};
   torch::nn::Dropout drop{nullptr};
 };
 TORCH_MODULE(MlmHead);

@@ -22,12 +22,11 @@ SegmentPoolingImpl::SegmentPoolingImpl(const SegmentPoolingOptions& options_) : 
 
 void SegmentPoolingImpl::reset() {
   const int64_t d = options.dim();
-  char_scorer =
-      register_module("char_scorer", torch::nn::Linear(torch::nn::LinearOptions(d, 1).bias(false)));
+  char_scorer = register_module("char_scorer", Linear(torch::nn::LinearOptions(d, 1).bias(false)));
   fusion_ffn = register_module(
-      "fusion_ffn", torch::nn::Sequential(torch::nn::Linear(d, options.ffn_mult() * d),
-                                          torch::nn::GELU(), torch::nn::Dropout(options.dropout()),
-                                          torch::nn::Linear(options.ffn_mult() * d, d)));
+      "fusion_ffn", torch::nn::Sequential(Linear(d, options.ffn_mult() * d), torch::nn::GELU(),
+                                          torch::nn::Dropout(options.dropout()),
+                                          Linear(options.ffn_mult() * d, d)));
   norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
 }
 

@@ -7,10 +7,11 @@
 
 #include <torch/nn/cloneable.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
+
+#include "model/linear.h"
 
 namespace morpheus::model {
 
@@ -38,7 +39,7 @@ class SegmentPoolingImpl : public torch::nn::Cloneable<SegmentPoolingImpl> {
                         const torch::Tensor& mask);
 
   SegmentPoolingOptions options;
-  torch::nn::Linear char_scorer{nullptr};     // a(h): Linear(D,1), no bias
+  Linear char_scorer{nullptr};                // a(h): Linear(D,1), no bias
   torch::nn::Sequential fusion_ffn{nullptr};  // 0 Linear(D,2D), 1 GELU, 2 Dropout, 3 Linear(2D,D)
   torch::nn::LayerNorm norm{nullptr};
 };

@@ -16,6 +16,7 @@
 #include "core/check.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "model/linear.h"
 
 namespace morpheus::tools {
 
@@ -26,6 +27,9 @@ struct NeuralSegmenter::Cache {
   std::unordered_map<std::u32string, std::list<Entry>::iterator> index;
   std::atomic<uint64_t> hits{0};
   std::atomic<uint64_t> model_chunks{0};
+  std::atomic<uint64_t> int8_rechecks{0};
+  std::once_flag calibrated;  // int8 guard, set once by the first int8 batch
+  double guard = 0;
 
   bool get(const std::u32string& key, std::vector<uint8_t>* cuts) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -82,10 +86,20 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
                        ? options.max_batch_chars
                        : std::max<int64_t>(256, (int64_t{1} << 18) / model_->config.char_dim)),
       threshold_(options.threshold > 0 ? options.threshold : model_->config.threshold),
+      logit_threshold_(std::log(threshold_ / (1.0 - threshold_))),
       cache_(std::make_unique<Cache>()) {
   model_->eval();
   model_->to(options_.device);
   MORPHEUS_CHECK(max_chunk_ >= 1, "max_word_len must leave room for BOS and EOS");
+  if (options_.int8 && options_.device.is_cpu()) {
+    const StatusOr<int> packed = model::quantize_dynamic_int8(*model_);
+    int8_status_ = packed.status();
+    int8_ = packed.ok();
+  } else if (options_.int8) {
+    int8_status_ =
+        invalid_argument("int8 segmentation runs on the CPU only, not on " + options_.device.str(),
+                         "drop --int8 on this device");
+  }
 }
 
 NeuralSegmenter::~NeuralSegmenter() = default;
@@ -93,6 +107,8 @@ NeuralSegmenter::~NeuralSegmenter() = default;
 int64_t NeuralSegmenter::embedding_dim() const { return model_->config.char_dim; }
 uint64_t NeuralSegmenter::model_chunks() const { return cache_->model_chunks.load(); }
 uint64_t NeuralSegmenter::cache_hits() const { return cache_->hits.load(); }
+uint64_t NeuralSegmenter::int8_rechecks() const { return cache_->int8_rechecks.load(); }
+double NeuralSegmenter::int8_guard() const { return cache_->guard; }
 const model::ModelConfig& NeuralSegmenter::config() const { return model_->config; }
 
 std::vector<std::u32string> NeuralSegmenter::chunks_of(const std::u32string& cps) const {
@@ -107,15 +123,70 @@ std::vector<std::u32string> NeuralSegmenter::chunks_of(const std::u32string& cps
 void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& chunks,
                                      std::vector<std::vector<uint8_t>>* cuts,
                                      std::vector<float>* margins) const {
+  std::vector<GapScores> scores = gap_scores(chunks, int8_);
+  if (int8_) recheck_close_calls(chunks, &scores);
   cuts->assign(chunks.size(), {});
-  if (margins != nullptr) margins->assign(chunks.size(), std::numeric_limits<float>::infinity());
+  if (margins != nullptr) margins->assign(chunks.size(), 0);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const std::vector<float>& prob = scores[i].prob;
+    std::vector<uint8_t>& c = (*cuts)[i];
+    c.assign(chunks[i]->size(), 0);
+    for (size_t r = 1; r < c.size(); ++r) c[r] = prob[r] > threshold_ ? 1 : 0;
+    if (margins != nullptr) (*margins)[i] = margin_of(scores[i]);
+  }
+}
+
+float NeuralSegmenter::margin_of(const GapScores& scores) const {
+  float margin = std::numeric_limits<float>::infinity();
+  for (size_t r = 1; r < scores.logit.size(); ++r) {
+    margin = std::min(margin, static_cast<float>(std::fabs(scores.logit[r] - logit_threshold_)));
+  }
+  return margin;
+}
+
+void NeuralSegmenter::recheck_close_calls(const std::vector<const std::u32string*>& chunks,
+                                          std::vector<GapScores>* scores) const {
+  std::call_once(cache_->calibrated, [&] {
+    double guard = options_.int8_guard;
+    if (options_.int8_calibrate) {
+      const size_t n = std::min<size_t>(chunks.size(), 2048);
+      const std::vector<const std::u32string*> sample(chunks.begin(),
+                                                      chunks.begin() + static_cast<ptrdiff_t>(n));
+      const std::vector<GapScores> exact = gap_scores(sample, false);
+      float worst = 0;
+      for (size_t i = 0; i < n; ++i) {
+        for (size_t r = 1; r < exact[i].logit.size(); ++r) {
+          worst = std::max(worst, std::fabs(exact[i].logit[r] - (*scores)[i].logit[r]));
+        }
+      }
+      guard = std::max(guard, 2.0 * static_cast<double>(worst));
+    }
+    cache_->guard = guard;
+  });
+  std::vector<size_t> close;
+  std::vector<const std::u32string*> again;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (margin_of((*scores)[i]) < cache_->guard) {
+      close.push_back(i);
+      again.push_back(chunks[i]);
+    }
+  }
+  if (close.empty()) return;
+  std::vector<GapScores> exact = gap_scores(again, false);
+  for (size_t k = 0; k < close.size(); ++k) (*scores)[close[k]] = std::move(exact[k]);
+  cache_->int8_rechecks += close.size();
+}
+
+std::vector<NeuralSegmenter::GapScores> NeuralSegmenter::gap_scores(
+    const std::vector<const std::u32string*>& chunks, bool int8) const {
+  std::vector<GapScores> scores(chunks.size());
   // Sort by length so a batch pads little; batches are bounded by N·T positions.
   std::vector<size_t> order(chunks.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return chunks[a]->size() < chunks[b]->size(); });
   c10::InferenceMode inference;
-  const double logit_threshold = std::log(threshold_ / (1.0 - threshold_));
+  const model::Int8Scope precision(int8);
   size_t pos = 0;
   while (pos < order.size()) {
     // Longest chunk of the batch is its last one (sorted); grow while N·T fits.
@@ -147,22 +218,19 @@ void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& c
     auto lacc = logits.accessor<float, 2>();
     auto pacc = probs.accessor<float, 2>();
     for (int64_t k = 0; k < n; ++k) {
-      const size_t index = order[pos + static_cast<size_t>(k)];
-      const size_t len = chunks[index]->size();
-      std::vector<uint8_t>& c = (*cuts)[index];
-      c.assign(len, 0);
-      for (size_t r = 1; r < len; ++r) {
-        const int64_t g = static_cast<int64_t>(r);
-        c[r] = pacc[k][g] > threshold_ ? 1 : 0;
-        if (margins != nullptr) {
-          const float m = static_cast<float>(std::fabs(lacc[k][g] - logit_threshold));
-          (*margins)[index] = std::min((*margins)[index], m);
-        }
+      GapScores& out = scores[order[pos + static_cast<size_t>(k)]];
+      const int64_t len = static_cast<int64_t>(chunks[order[pos + static_cast<size_t>(k)]]->size());
+      out.logit.assign(static_cast<size_t>(std::max<int64_t>(len, 1)), 0.0f);
+      out.prob.assign(out.logit.size(), 0.0f);
+      for (int64_t r = 1; r < len; ++r) {
+        out.logit[static_cast<size_t>(r)] = lacc[k][r];
+        out.prob[static_cast<size_t>(r)] = pacc[k][r];
       }
     }
     cache_->model_chunks += static_cast<uint64_t>(n);
     pos = end;
   }
+  return scores;
 }
 
 std::vector<std::vector<std::string>> NeuralSegmenter::segment_many(

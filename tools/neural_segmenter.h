@@ -36,6 +36,14 @@ struct NeuralSegmenterOptions {
   // Where the model runs (model::resolve_device of --device auto|cpu|cuda[:N]); inputs are built
   // on the CPU and moved there, every result comes back to the CPU.
   torch::Device device = torch::kCPU;
+  // Segmentation with the model's Linear layers in dynamic int8 (model/linear.h; CPU only,
+  // embeddings stay in float). A chunk whose int8 gap logits come within the guard of the
+  // threshold's logit is run again in float, so int8 flips a decision only where its error
+  // exceeds the guard. The guard is int8_guard, raised when int8_calibrate to twice the largest
+  // |int8 − float| gap logit on the first chunks the segmenter runs (up to 2,048, run in both).
+  bool int8 = false;
+  double int8_guard = 0;
+  bool int8_calibrate = true;
 };
 
 // Registry name "morpheus-model" (tokenizer/segmenter.h; registered by tools/neural_tokenizer.h).
@@ -72,18 +80,42 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   int64_t max_chunk_chars() const { return max_chunk_; }
   const torch::Device& device() const { return options_.device; }
   int64_t embedding_dim() const;
-  // Chunks run through the model / answered from the cache since construction.
+  // Chunks run through the model (int8 rechecks and calibration included) / answered from the
+  // cache since construction.
   uint64_t model_chunks() const;
   uint64_t cache_hits() const;
   const model::ModelConfig& config() const;
+  // OK unless options.int8 was asked for and the model could not be packed (the segmenter then
+  // runs in float); int8() says whether segmentation runs in int8.
+  const Status& int8_status() const { return int8_status_; }
+  bool int8() const { return int8_; }
+  // Chunks the int8 path sent back to float (within the guard) since construction.
+  uint64_t int8_rechecks() const;
+  // The guard in use (after calibration; options.int8_guard before the first int8 batch).
+  double int8_guard() const;
 
  private:
   struct Cache;
+  // Model outputs at the gaps of one chunk: index r (1 <= r < length) is the gap after r
+  // characters; index 0 is unused.
+  struct GapScores {
+    std::vector<float> logit, prob;
+  };
   // Cut flags of each lower-cased chunk (code points, length <= max_chunk_): cuts[i][r] for
   // 1 <= r < len says whether there is a boundary after r characters. margins (optional)
   // receives each chunk's smallest logit distance to the threshold.
   void run_boundaries(const std::vector<const std::u32string*>& chunks,
                       std::vector<std::vector<uint8_t>>* cuts, std::vector<float>* margins) const;
+  // The model's gap scores of every chunk in one precision (int8 when `int8`), in batches of
+  // chunks sorted by length.
+  std::vector<GapScores> gap_scores(const std::vector<const std::u32string*>& chunks,
+                                    bool int8) const;
+  // Smallest |logit − logit(threshold)| over the gaps of one chunk (+inf without gaps).
+  float margin_of(const GapScores& scores) const;
+  // The int8 pass's close calls (margin under the guard) scored again in float, in place; the
+  // first call also calibrates the guard on its chunks.
+  void recheck_close_calls(const std::vector<const std::u32string*>& chunks,
+                           std::vector<GapScores>* scores) const;
   std::vector<std::u32string> chunks_of(const std::u32string& cps) const;
 
   mutable model::Morpheus model_;
@@ -92,6 +124,9 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   int64_t max_chunk_;
   int64_t batch_chars_;
   double threshold_;
+  double logit_threshold_;
+  Status int8_status_;
+  bool int8_ = false;
   std::unique_ptr<Cache> cache_;
 };
 

@@ -418,6 +418,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
                                                                 path_join(dir, kRootSnapSuffixes)));
   }
   auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
+  MORPHEUS_RETURN_IF_ERROR(seg->int8_status());
   const json& samples = config.value("model_self_test", json::array());
   std::vector<std::string> runs;
   std::vector<std::vector<std::string>> want;

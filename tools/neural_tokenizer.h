@@ -59,7 +59,7 @@ StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const s
 
 // Loads the model of the tokenizer directory `dir` (its tokenizer.json is `config`): checks the
 // checksums of model/ and char_vocab.json and runs the model self-test (DATA_LOSS naming the run
-// when a segmentation differs).
+// when a segmentation differs); FAILED_PRECONDITION when options.int8 cannot be honoured.
 StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,
                                                                 const nlohmann::json& config,
                                                                 NeuralSegmenterOptions options);

@@ -87,5 +87,35 @@ TEST(ValidRowsTest, PackedApplyEqualsDenseAndZeroesInvalidRows) {
             0.0);
 }
 
+TEST(ScaledDotAttentionTest, NoGradKernelEqualsTheAutogradPath) {
+  torch::manual_seed(32);
+  // Keys masked at the end, in the middle, and every key of one sequence masked.
+  const torch::Tensor mask =
+      torch::tensor({1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0},
+                    torch::kBool)
+          .view({4, 6});
+  for (const int64_t dh : {8, 13, 64}) {
+    const torch::Tensor q = torch::randn({4, 3, 6, dh}), k = torch::randn({4, 3, 6, dh}),
+                        v = torch::randn({4, 3, 6, dh});
+    // Inputs that need a gradient take the matmul/softmax path; detached ones the fused kernel.
+    const torch::Tensor reference =
+        scaled_dot_attention(q.requires_grad_(true), k, v, mask, false, 0.0, false).detach();
+    q.requires_grad_(false);
+    torch::Tensor fused;
+    {
+      c10::InferenceMode inference;
+      fused = scaled_dot_attention(q, k, v, mask, false, 0.0, false);
+    }
+    EXPECT_EQ(fused.sizes(), reference.sizes());
+    EXPECT_LT((fused - reference).abs().max().item<double>(), 1e-5) << "dh " << dh;
+    EXPECT_EQ(fused[3].abs().sum().item<double>(), 0.0);  // no key allowed -> zero output
+    const torch::Tensor unmasked = scaled_dot_attention(q, k, v, {}, false, 0.0, false);
+    const torch::Tensor unmasked_ref =
+        scaled_dot_attention(q.requires_grad_(true), k, v, {}, false, 0.0, false).detach();
+    q.requires_grad_(false);
+    EXPECT_LT((unmasked - unmasked_ref).abs().max().item<double>(), 1e-5) << "dh " << dh;
+  }
+}
+
 }  // namespace
 }  // namespace morpheus::model

@@ -14,12 +14,15 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/file_util.h"
+#include "core/unicode.h"
 #include "core/utf8.h"
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/pretokenizer.h"
 #include "tools/tokenizer_dir.h"
 #include "train/vocab.h"
 
@@ -431,6 +434,55 @@ TEST_F(NeuralTokenizerTest, RoundTripOnEveryDevSentence) {
     ASSERT_TRUE(back.ok());
     ASSERT_EQ(*back, lines[i]) << "line " << i + 1;
   }
+}
+
+// The distinct lower-cased words of the UD dev sentences (real Turkish word shapes).
+std::vector<std::string> dev_words(size_t limit) {
+  std::vector<std::string> words;
+  LineReader reader;
+  if (!reader.open(testing::shared_data_file("corpus/dev_ud_sentences.txt")).ok()) return words;
+  std::unordered_set<std::string> seen;
+  std::string line;
+  while (reader.next(&line) && words.size() < limit) {
+    std::vector<tokenizer::Span> spans;
+    tokenizer::pretokenize_into(line, spans);
+    for (const tokenizer::Span& s : spans) {
+      if (s.kind != tokenizer::SpanKind::kLetter) continue;
+      std::string w = unicode::to_lower(std::string(s.text(line)));
+      if (seen.insert(w).second) words.push_back(std::move(w));
+    }
+  }
+  return words;
+}
+
+TEST_F(NeuralTokenizerTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
+  MORPHEUS_REQUIRE_DATA(testing::shared_data_file("corpus/dev_ud_sentences.txt"),
+                        "corpus/dev_ud_sentences.txt");
+  const std::vector<std::string> words = dev_words(5000);
+  ASSERT_GE(words.size(), 5000u);
+  StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(*tok_dir_, "model"));
+  ASSERT_TRUE(m.ok());
+  StatusOr<train::CharVocab> chars =
+      train::CharVocab::load(path_join(*tok_dir_, "char_vocab.json"));
+  ASSERT_TRUE(chars.ok());
+  NeuralSegmenterOptions options;
+  options.cache_capacity = 0;
+  const NeuralSegmenter float_seg(*m, *chars, options);
+  options.int8 = true;
+  const NeuralSegmenter int8_seg(*m, *chars, options);
+  ASSERT_TRUE(int8_seg.int8()) << int8_seg.int8_status().to_string();
+  EXPECT_FALSE(float_seg.int8());
+  const auto want = float_seg.segment_many(words);
+  const auto got = int8_seg.segment_many(words);
+  size_t same = 0;
+  for (size_t i = 0; i < words.size(); ++i) same += want[i] == got[i] ? 1 : 0;
+  EXPECT_GE(static_cast<double>(same), 0.999 * static_cast<double>(words.size()))
+      << same << " of " << words.size() << " words segment as in float";
+  // The guard sent the close calls back to float, and only those.
+  EXPECT_GT(int8_seg.int8_rechecks(), 0u);
+  EXPECT_LT(int8_seg.int8_rechecks(), int8_seg.model_chunks() / 2);
+  // The float segmenter sharing the model is untouched by the packed layers.
+  EXPECT_EQ(float_seg.segment_many(words), want);
 }
 
 TEST_F(NeuralTokenizerTest, InvalidUtf8IsAnErrorWithOffsetOrByteTokens) {
