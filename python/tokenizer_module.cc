@@ -48,7 +48,11 @@ class Tokenizer {
             const std::string& cache_file)
       : cache_file_(cache_file) {
     tokenizer::SegmenterSpec model;
-    if (!model_server.empty()) model = tools::model_server_factory(model_server, cache);
+    if (!model_server.empty()) {
+      tools::ModelRequest request;
+      request.cache = cache;
+      model = tools::model_server_factory(model_server, request);
+    }
     dir_ = value_or_raise(tools::TokenizerDir::load(path, self_test, std::move(model)));
     if (!cache_file.empty()) check(dir_->attach_cache(cache_file));
   }

@@ -308,23 +308,28 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
-  register_tokenize_commands(app, registry, [](size_t cache) {
+  register_tokenize_commands(app, registry, [](const ModelRequest& request) {
+    if (request.threads > 0) torch::set_num_threads(request.threads);
     NeuralSegmenterOptions options;
-    options.cache_capacity = cache;
+    options.cache_capacity = request.cache;
     return in_process_model(options);
   });
 
   // The model server of the torch-free `morpheus` (tools/model_client.h); not for users.
-  auto sargs = std::make_shared<std::pair<std::string, size_t>>("", 1 << 20);
+  struct ServerArgs {
+    std::string model;
+    size_t cache = size_t{1} << 20;
+  };
+  auto sargs = std::make_shared<ServerArgs>();
   CLI::App* server = app.add_subcommand("model-server", "Model co-process of morpheus encode");
   server->group("");
-  server->add_option("--model", sargs->first, "Tokenizer directory")->required();
-  server->add_option("--cache", sargs->second, "Words kept in the segmentation cache (LRU)");
+  server->add_option("--model", sargs->model, "Tokenizer directory")->required();
+  server->add_option("--cache", sargs->cache, "Words kept in the segmentation cache (LRU)");
   registry.add(server, [sargs] {
     NeuralSegmenterOptions options;
-    options.cache_capacity = sargs->second;
+    options.cache_capacity = sargs->cache;
     StatusOr<std::unique_ptr<NeuralTokenizer>> tok =
-        NeuralTokenizer::load(sargs->first, false, options);
+        NeuralTokenizer::load(sargs->model, false, options);
     return serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
       if (!tok.ok()) return tok.status();
       MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());

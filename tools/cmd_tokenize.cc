@@ -26,7 +26,7 @@ struct RunArgs {
   bool allow_invalid = false;
   bool text = false;
   std::string shard;
-  size_t cache = 1 << 20;
+  ModelRequest request;  // --cache, --model-threads
   std::string cache_file;
   size_t block_lines = 4096;
 };
@@ -112,7 +112,7 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   block.block_lines = args.block_lines;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> loaded,
-                            TokenizerDir::load(args.model, true, model(args.cache)));
+                            TokenizerDir::load(args.model, true, model(args.request)));
   const TokenizerDir& tok = *loaded;
   if (!args.cache_file.empty()) MORPHEUS_RETURN_IF_ERROR(loaded->attach_cache(args.cache_file));
   block.prefetch = [&tok](const std::vector<std::string>& lines) {
@@ -167,7 +167,12 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
                     "Invalid UTF-8 bytes become byte tokens instead of an error");
       cmd->add_option("--shard", args->shard,
                       "i/n: process only lines n with (n-1) mod n == i (for parallel jobs)");
-      cmd->add_option("--cache", args->cache, "Words kept in the segmentation cache (LRU)")
+      cmd->add_option("--cache", args->request.cache,
+                      "Words kept in the model's segmentation cache (LRU)")
+          ->capture_default_str();
+      cmd->add_option("--model-threads", args->request.threads,
+                      "LibTorch intra-op threads of the model (0: LibTorch's default)")
+          ->check(CLI::Range(0, 1024))
           ->capture_default_str();
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
           ->capture_default_str();

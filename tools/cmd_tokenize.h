@@ -9,13 +9,14 @@
 
 #include "tokenizer/segmenter.h"
 #include "tools/cli.h"
+#include "tools/model_client.h"
 #include "tools/tokenizer_dir.h"
 
 namespace morpheus::tools {
 
 // The spec (tokenizer/segmenter.h) of the segmenter of letter runs outside the segmentation table
-// (created on the first such run), for an LRU cache of `cache` runs.
-using ModelMaker = std::function<tokenizer::SegmenterSpec(size_t cache)>;
+// (created on the first such run), as --cache and --model-threads ask.
+using ModelMaker = std::function<tokenizer::SegmenterSpec(const ModelRequest& request)>;
 
 // encode|decode|segment --model TOKDIR over TokenizerDir (torch-free).
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);

@@ -137,14 +137,17 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_server(
     const tokenizer::SegmenterSpec& spec) {
   const std::string binary = spec.options.value("binary", std::string());
   const size_t cache = spec.options.value("cache", size_t{1} << 20);
+  const int threads = spec.options.value("threads", 0);
+  std::vector<std::string> argv = {binary};
+  if (threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
+  argv.insert(argv.end(), {"model-server", "--model", spec.path, "--cache", std::to_string(cache)});
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     return io_error(std::string("socketpair: ") + std::strerror(errno));
   }
   SpawnOptions options;
   options.dup2 = {{sv[1], 0}, {sv[1], 1}};
-  StatusOr<pid_t> pid = spawn_process(
-      {binary, "model-server", "--model", spec.path, "--cache", std::to_string(cache)}, options);
+  StatusOr<pid_t> pid = spawn_process(argv, options);
   ::close(sv[1]);
   if (!pid.ok()) {
     ::close(sv[0]);
@@ -164,13 +167,14 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_server(
 
 }  // namespace
 
-tokenizer::SegmenterSpec model_server_factory(const std::string& binary, size_t cache) {
+tokenizer::SegmenterSpec model_server_factory(const std::string& binary,
+                                              const ModelRequest& request) {
   static std::once_flag registered;
   std::call_once(registered,
                  [] { tokenizer::register_segmenter("morpheus-server", create_server); });
   tokenizer::SegmenterSpec spec;
   spec.name = "morpheus-server";
-  spec.options = {{"binary", binary}, {"cache", cache}};
+  spec.options = {{"binary", binary}, {"cache", request.cache}, {"threads", request.threads}};
   return spec;
 }
 

@@ -17,10 +17,18 @@
 
 namespace morpheus::tools {
 
+// What a tokenizer asks of the model that segments the letter runs its table lacks.
+struct ModelRequest {
+  size_t cache = size_t{1} << 20;  // runs kept in the model's LRU cache
+  int threads = 0;                 // LibTorch intra-op threads; 0: LibTorch's default
+};
+
 // The spec of the "morpheus-server" segmenter (tokenizer/segmenter.h), registered by this call:
-// it starts `binary` (the LibTorch morpheus) as the model server of the directory at spec.path
-// with an LRU cache of `cache` runs. Options {"binary": path, "cache": runs}.
-tokenizer::SegmenterSpec model_server_factory(const std::string& binary, size_t cache);
+// it starts `binary` (the LibTorch morpheus) as the model server of the directory at spec.path:
+// `binary [--threads N] model-server --model DIR --cache C`. Options {"binary": path,
+// "cache": runs, "threads": n}.
+tokenizer::SegmenterSpec model_server_factory(const std::string& binary,
+                                              const ModelRequest& request);
 
 // The model server loop on stdin/stdout. `load` creates the model segmenter (its error is sent
 // as the ERROR line and returned).

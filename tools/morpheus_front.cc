@@ -48,9 +48,10 @@ int main(int argc, char** argv) {
     app.fallthrough();
     morpheus::tools::add_global_flags(app);
     morpheus::tools::CommandRegistry registry;
-    morpheus::tools::register_tokenize_commands(app, registry, [torch](size_t cache) {
-      return morpheus::tools::model_server_factory(torch, cache);
-    });
+    morpheus::tools::register_tokenize_commands(
+        app, registry, [torch](const morpheus::tools::ModelRequest& request) {
+          return morpheus::tools::model_server_factory(torch, request);
+        });
     return registry.run(app, argc, argv);
   }
   argv[0] = const_cast<char*>(torch.c_str());
