@@ -16,7 +16,7 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
 }
 
 std::string hex16(uint64_t v) {
-  static const char* kDigits = "0123456789abcdef";
+  static const char* const kDigits = "0123456789abcdef";
   std::string s(16, '0');
   for (int i = 15; i >= 0; --i) {
     s[static_cast<size_t>(i)] = kDigits[v & 15u];

@@ -251,7 +251,7 @@ template <typename T>
 void pb_forward_words_vec(const PbBatch<T>& batch, int64_t begin, int64_t end, T* out_all) {
   using Row = PbRow<T>;
   using V = typename Row::V;
-  constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
+  constexpr int64_t kS = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
   const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
   for (int64_t w = begin; w < end; ++w) {
     const auto [p, m, len] = batch.word(w);
@@ -260,7 +260,7 @@ void pb_forward_words_vec(const PbBatch<T>& batch, int64_t begin, int64_t end, T
     V f[kNV] = {};
     f[0][0] = T(1);
     for (int64_t j = 0;; ++j) {
-      T* o = out + j * s;
+      T* o = out + j * kS;
       const V gate = V{} + (m[j] ? T(1) : T(0));
       for (int64_t i = 0; i < kNV; ++i) pb_store(o + i * kL, f[i] * gate);
       if (j + 1 >= len) break;
@@ -274,17 +274,18 @@ void pb_backward_words_vec(const PbBatch<T>& batch, const T* g_all, int64_t begi
                            T* gp_all) {
   using Row = PbRow<T>;
   using V = typename Row::V;
-  constexpr int64_t s = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
+  constexpr int64_t kS = kPbFixedSegments, kL = Row::kLanes, kNV = Row::kVecs;
   const int64_t t = batch.gaps + 1;
   const V sink_lane = Row::sink(), keep = T(1) - sink_lane;
   std::vector<V> tab(static_cast<size_t>(t * kNV));  // f_j, rows of kNV vectors
   for (int64_t w = begin; w < end; ++w) {
     const auto [p, m, len] = batch.word(w);
-    const T* g = g_all + w * t * s;
+    const T* g = g_all + w * t * kS;
     T* gp = batch.gap_grads(gp_all, w);
     if (w + 1 < end) {  // the next word's upstream rows, read last-to-first (no prefetcher
-      const T* g_next = g + t * s;  // follows that across words)
-      for (int64_t b = 0; b < batch.lengths[w + 1] * s * static_cast<int64_t>(sizeof(T)); b += 64) {
+      const T* g_next = g + t * kS;  // follows that across words)
+      for (int64_t b = 0; b < batch.lengths[w + 1] * kS * static_cast<int64_t>(sizeof(T));
+           b += 64) {
         __builtin_prefetch(reinterpret_cast<const char*>(g_next) + b);
       }
     }
@@ -299,7 +300,7 @@ void pb_backward_words_vec(const PbBatch<T>& batch, const T* g_all, int64_t begi
     // Upstream rows of masked positions are skipped, never multiplied by 0 (they may hold inf).
     V lam[kNV] = {};
     if (m[len - 1]) {
-      for (int64_t i = 0; i < kNV; ++i) lam[i] = pb_load<V>(g + (len - 1) * s + i * kL);
+      for (int64_t i = 0; i < kNV; ++i) lam[i] = pb_load<V>(g + (len - 1) * kS + i * kL);
     }
     for (int64_t j = len - 1; j >= 1; --j) {
       const V* prev = tab.data() + (j - 1) * kNV;
@@ -316,7 +317,7 @@ void pb_backward_words_vec(const PbBatch<T>& batch, const T* g_all, int64_t begi
       for (int64_t i = 0; i + 1 < kNV; ++i) lam[i] = lam[i] * qj + down[i] * pj;
       lam[kNV - 1] = lam[kNV - 1] * (keep * qj + sink_lane) + down[kNV - 1] * pj;
       if (m[j - 1]) {
-        const T* gprev = g + (j - 1) * s;
+        const T* gprev = g + (j - 1) * kS;
         for (int64_t i = 0; i < kNV; ++i) lam[i] += pb_load<V>(gprev + i * kL);
       }
     }

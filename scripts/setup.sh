@@ -13,7 +13,7 @@ PACKAGES=(
   python3 python3-morfessor
   python3-dev pybind11-dev python3-numpy python3-pytest libfaiss-dev python3-faiss
   fasttext itagalog
-  clang-format clang libclang-rt-14-dev zlib1g-dev
+  clang-format clang-tidy clang libclang-rt-14-dev zlib1g-dev
 )
 
 SUDO=""

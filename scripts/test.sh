@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command (2): install, build and run every test. Used verbatim by .ci/run.
-#   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity) + ctest,
+#   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity), clang-tidy on the
+#   changed files (CI=true only; base HEAD~1 or $MORPHEUS_TIDY_BASE) + ctest,
 #   4. ASan/UBSan build of the torch-free libraries + ctest, 5. a short libFuzzer run per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,10 @@ git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
 
 echo "== build (ci preset)"
 bash scripts/build.sh ci
+if [ "${CI:-}" = true ]; then
+  echo "== clang-tidy (files changed since ${MORPHEUS_TIDY_BASE:-HEAD~1})"
+  bash scripts/tidy.sh ${MORPHEUS_TIDY_BASE:+"$MORPHEUS_TIDY_BASE"}
+fi
 echo "== tests (ci preset)"
 ctest --preset ci -j 2
 

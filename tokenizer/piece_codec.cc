@@ -89,7 +89,7 @@ int32_t PieceCodec::piece_id(std::string_view piece) const {
 std::string PieceCodec::id_to_string(int32_t id) const {
   MORPHEUS_CHECK(id >= 0 && id < vocab_size(), "id out of range: ", id);
   if (id < kNumBytes) {
-    static const char* kHex = "0123456789ABCDEF";
+    static const char* const kHex = "0123456789ABCDEF";
     std::string s = "<0x";
     s += kHex[(id >> 4) & 15];
     s += kHex[id & 15];
