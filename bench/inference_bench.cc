@@ -75,15 +75,21 @@ double spm_words_per_s(const std::string& spm_model, const std::string& words_fi
   return static_cast<double>(n) / seconds_since(t);
 }
 
+// Words whose pieces are the same in `a` and `b` (aligned).
+size_t same_count(const std::vector<std::vector<std::string>>& a,
+                  const std::vector<std::vector<std::string>>& b) {
+  size_t same = 0;
+  for (size_t i = 0; i < a.size(); ++i) same += a[i] == b[i] ? 1 : 0;
+  return same;
+}
+
 void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
             const morpheus::tools::NeuralSegmenter& old, const std::vector<std::string>& words,
             double spm, int reps) {
   const double old_rate = words_per_s(old, words, reps);
   const double fast_rate = words_per_s(fast, words, reps);
   const auto a = old.segment_many(words);
-  const auto b = fast.segment_many(words);
-  size_t same = 0;
-  for (size_t i = 0; i < a.size(); ++i) same += a[i] == b[i] ? 1 : 0;
+  const size_t same = same_count(a, fast.segment_many(words));
   std::printf(
       "%s: %zu new words, %d threads: default batches %.0f words/s, 32K-position batches %.0f "
       "words/s (%.2fx); same segmentation %zu/%zu; morpheus-spm encode %.0f words/s\n",
@@ -114,9 +120,7 @@ void report_int8(const char* name, const morpheus::model::Morpheus& model,
       return;
     }
     const double rate = words_per_s(seg, words, reps);
-    const auto got = seg.segment_many(words);
-    size_t same = 0;
-    for (size_t i = 0; i < want.size(); ++i) same += want[i] == got[i] ? 1 : 0;
+    const size_t same = same_count(want, seg.segment_many(words));
     std::printf(
         "  int8, %s guard %.2f: %.0f words/s (%.2fx float), same segmentation as float %.4f, "
         "model passes re-run in float %.4f\n",

@@ -63,7 +63,7 @@ StatusOr<int> quantize_dynamic_int8(torch::nn::Module& module) {
     return failed_precondition(
         "int8 inference needs LibTorch's ONEDNN or FBGEMM quantized engine; this LibTorch has "
         "neither",
-        "run in float (without --int8)");
+        "run in float (NeuralSegmenterOptions::int8 = false)");
   }
   at::globalContext().setQEngine(chosen);
   std::vector<LinearImpl*> linears;
@@ -76,7 +76,7 @@ StatusOr<int> quantize_dynamic_int8(torch::nn::Module& module) {
   } catch (const std::exception& e) {
     for (LinearImpl* linear : linears) linear->clear_int8();
     return failed_precondition(std::string("int8 packing failed: ") + e.what(),
-                               "run in float (without --int8)");
+                               "run in float (NeuralSegmenterOptions::int8 = false)");
   }
   return static_cast<int>(linears.size());  // newly packed
 }

@@ -98,7 +98,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
   } else if (options_.int8) {
     int8_status_ =
         invalid_argument("int8 segmentation runs on the CPU only, not on " + options_.device.str(),
-                         "drop --int8 on this device");
+                         "int8 = false on this device");
   }
 }
 

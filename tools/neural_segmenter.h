@@ -53,7 +53,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   // characters to model char ids.
   NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
                   NeuralSegmenterOptions options = {});
-  ~NeuralSegmenter();
+  ~NeuralSegmenter() override;
   NeuralSegmenter(const NeuralSegmenter&) = delete;
   NeuralSegmenter& operator=(const NeuralSegmenter&) = delete;
 

@@ -111,6 +111,16 @@ std::string export_tiny(const std::string& root, uint64_t seed, size_t vocab_siz
   return options.out;
 }
 
+// The model and character vocabulary of the tokenizer directory `dir`.
+void load_model(const std::string& dir, model::Morpheus* model, train::CharVocab* chars) {
+  StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(dir, "model"));
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  StatusOr<train::CharVocab> c = train::CharVocab::load(path_join(dir, "char_vocab.json"));
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  *model = std::move(*m);
+  *chars = std::move(*c);
+}
+
 const NeuralSegmenter& model_ok(const NeuralTokenizer& tok) {
   StatusOr<const NeuralSegmenter*> seg = tok.segmenter();
   EXPECT_TRUE(seg.ok()) << seg.status().to_string();
@@ -195,14 +205,12 @@ TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
 }
 
 TEST_F(NeuralTokenizerTest, LruCacheIsBoundedAndHit) {
-  StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(*tok_dir_, "model"));
-  ASSERT_TRUE(m.ok());
-  StatusOr<train::CharVocab> chars =
-      train::CharVocab::load(path_join(*tok_dir_, "char_vocab.json"));
-  ASSERT_TRUE(chars.ok());
+  model::Morpheus m{nullptr};
+  train::CharVocab chars;
+  ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 2;
-  NeuralSegmenter seg(*m, *chars, options);
+  NeuralSegmenter seg(m, chars, options);
   seg.segment_many({"evler", "kediler", "evler"});  // de-duplicated within the request
   EXPECT_EQ(seg.model_chunks(), 2u);
   seg.segment("kediler");
@@ -460,16 +468,14 @@ TEST_F(NeuralTokenizerTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
                         "corpus/dev_ud_sentences.txt");
   const std::vector<std::string> words = dev_words(5000);
   ASSERT_GE(words.size(), 5000u);
-  StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(*tok_dir_, "model"));
-  ASSERT_TRUE(m.ok());
-  StatusOr<train::CharVocab> chars =
-      train::CharVocab::load(path_join(*tok_dir_, "char_vocab.json"));
-  ASSERT_TRUE(chars.ok());
+  model::Morpheus m{nullptr};
+  train::CharVocab chars;
+  ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 0;
-  const NeuralSegmenter float_seg(*m, *chars, options);
+  const NeuralSegmenter float_seg(m, chars, options);
   options.int8 = true;
-  const NeuralSegmenter int8_seg(*m, *chars, options);
+  const NeuralSegmenter int8_seg(m, chars, options);
   ASSERT_TRUE(int8_seg.int8()) << int8_seg.int8_status().to_string();
   EXPECT_FALSE(float_seg.int8());
   const auto want = float_seg.segment_many(words);
