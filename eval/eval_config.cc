@@ -107,7 +107,7 @@ StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
   return s;
 }
 
-Status EvalConfig::Validate() const {
+Status EvalConfig::validate() const {
   MORPHEUS_RETURN_IF_ERROR(parse_gold_part(split).status());
   if (embeddings.probe_folds < 2) {
     return invalid_argument("eval config: embeddings.probe_folds must be ≥ 2");
@@ -145,7 +145,7 @@ StatusOr<EvalConfig> eval_config_from_json(const json& j) {
     return invalid_argument(std::string("eval config: ") + ex.what(),
                             "compare with configs/eval.json");
   }
-  MORPHEUS_RETURN_IF_ERROR(c.Validate());
+  MORPHEUS_RETURN_IF_ERROR(c.validate());
   expand_shared_data(&c);
   return c;
 }

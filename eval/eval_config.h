@@ -87,8 +87,8 @@ struct EvalConfig {
   std::vector<SystemSpec> systems;
 
   // OK, or INVALID_ARGUMENT naming the first bad field.
-  Status Validate() const;
-  // The part `split` names (call after Validate).
+  Status validate() const;
+  // The part `split` names (call after validate).
   GoldPart part() const;
 };
 
@@ -112,7 +112,7 @@ nlohmann::json eval_config_defaults();
 StatusOr<SystemSpec> parse_system(const nlohmann::json& j, size_t index);
 
 // Reads a config object: defaults ← `j` (unknown keys and type changes are errors), each system
-// checked by parse_system, then Validate. "{shared_data}" is replaced in gold paths, system paths
+// checked by parse_system, then validate. "{shared_data}" is replaced in gold paths, system paths
 // and (shell-quoted) system commands.
 StatusOr<EvalConfig> eval_config_from_json(const nlohmann::json& j);
 

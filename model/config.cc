@@ -27,7 +27,7 @@ Status out_of_range(const std::string& field, const std::string& value, const st
 
 }  // namespace
 
-Status ModelConfig::Validate() const {
+Status ModelConfig::validate() const {
   auto check_int = [](const char* name, int64_t v, int64_t lo, int64_t hi) -> Status {
     if (v < lo || v > hi) {
       return out_of_range(name, std::to_string(v),
@@ -134,7 +134,7 @@ StatusOr<ModelConfig> model_config_from_json(const nlohmann::json& j, const std:
   } catch (const nlohmann::json::exception& e) {
     return invalid_argument(where + ": bad model config: " + e.what());
   }
-  Status status = config.Validate();
+  Status status = config.validate();
   if (!status.ok()) return status.prepend(where);
   return config;
 }

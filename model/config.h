@@ -59,7 +59,7 @@ struct ModelConfig {
 
   int64_t head_dim() const { return char_dim / num_heads; }
   // OK, or INVALID_ARGUMENT naming the first field out of range.
-  Status Validate() const;
+  Status validate() const;
 };
 
 // The aux weight used in epoch `epoch` (0-based): max(end, start·decay^epoch). The reference

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `morpheus export|embed|neighbors|model-server` (+ encode|decode|segment from cmd_tokenize.cc,
-// with the model in process): the Morpheus tokenizer directory (tools/neural_tokenizer.h).
+// `morpheus export|embed|neighbors|boundaries|model-server` (+ encode|decode|segment from
+// cmd_tokenize.cc, with the model in process): the Morpheus tokenizer directory
+// (tools/neural_tokenizer.h).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "core/logging.h"
 #include "core/utf8.h"
 #include "eval/embedding_metrics.h"
+#include "tokenizer/segment_table.h"
 #include "tools/ann_index.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
@@ -36,6 +38,12 @@ struct EmbedArgs {
   std::string model;
   std::string words;
   std::string out;
+};
+
+struct BoundaryArgs {
+  std::string model;
+  std::string words;
+  std::string out = "-";
 };
 
 struct NeighborArgs {
@@ -157,6 +165,37 @@ struct NeighborSpace {
   torch::Tensor queries;
   std::vector<std::vector<int64_t>> exclude;  // per query: the rows of the query word
 };
+
+// word<TAB>p1 p2 ... per word of the list (the model's gap probabilities, lower-cased word).
+Status run_boundaries(const BoundaryArgs& args) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
+  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
+  std::string text;
+  constexpr size_t kBlock = 8192;
+  for (size_t begin = 0; begin < words.size(); begin += kBlock) {
+    std::vector<std::string> block;
+    for (size_t i = begin; i < std::min(words.size(), begin + kBlock); ++i) {
+      block.push_back(tokenizer::fold_run(words[i]));
+    }
+    const std::vector<std::vector<float>> probs = seg->boundary_probabilities(block);
+    for (size_t i = 0; i < block.size(); ++i) {
+      text += block[i];
+      text += '\t';
+      for (size_t r = 0; r < probs[i].size(); ++r) {
+        char buf[16];
+        std::snprintf(buf, sizeof(buf), r == 0 ? "%.4f" : " %.4f", probs[i][r]);
+        text += buf;
+      }
+      text += '\n';
+    }
+  }
+  if (args.out == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return ok_status();
+  }
+  return write_file_atomic(args.out, text);
+}
 
 Status load_neighbor_model(const NeighborArgs& args, const std::string& why, NeighborModel* m) {
   if (m->seg != nullptr) return ok_status();
@@ -344,6 +383,17 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   embed->add_option("--out", margs->out, "FILE.npy (float32, with FILE.vocab) or FILE.vec")
       ->required();
   registry.add(embed, [margs] { return run_embed(*margs); });
+
+  auto bargs = std::make_shared<BoundaryArgs>();
+  CLI::App* bnd = app.add_subcommand(
+      "boundaries",
+      "Word list -> word<TAB>boundary probability of each gap (the model's, before "
+      "the threshold and the root snap)");
+  bnd->add_option("--model", bargs->model, "Tokenizer directory (morpheus export)")->required();
+  bnd->add_option("words", bargs->words, "One word per line (or word<TAB>count); lower-cased")
+      ->required();
+  bnd->add_option("-o,--output", bargs->out, "Output file, - for stdout")->capture_default_str();
+  registry.add(bnd, [bargs] { return run_boundaries(*bargs); });
 
   auto nargs = std::make_shared<NeighborArgs>();
   CLI::App* nb = app.add_subcommand("neighbors", "Cosine nearest neighbours of words");

@@ -281,6 +281,29 @@ std::vector<std::string> NeuralSegmenter::segment(std::string_view word) const {
   return segment_many({std::string(word)})[0];
 }
 
+std::vector<std::vector<float>> NeuralSegmenter::boundary_probabilities(
+    const std::vector<std::string>& words) const {
+  std::vector<std::vector<std::u32string>> word_chunks(words.size());
+  std::vector<const std::u32string*> ptrs;
+  for (size_t w = 0; w < words.size(); ++w) {
+    word_chunks[w] = chunks_of(decode_or_empty(words[w]));
+  }
+  for (const auto& chunks : word_chunks) {
+    for (const std::u32string& chunk : chunks) ptrs.push_back(&chunk);
+  }
+  const std::vector<GapScores> scores = gap_scores(ptrs, false);
+  std::vector<std::vector<float>> out(words.size());
+  size_t next = 0;
+  for (size_t w = 0; w < words.size(); ++w) {
+    for (size_t c = 0; c < word_chunks[w].size(); ++c, ++next) {
+      if (c > 0) out[w].push_back(1.0f);
+      const std::vector<float>& prob = scores[next].prob;
+      for (size_t r = 1; r < word_chunks[w][c].size(); ++r) out[w].push_back(prob[r]);
+    }
+  }
+  return out;
+}
+
 float NeuralSegmenter::decision_margin(std::string_view word) const {
   const std::vector<std::u32string> chunks = chunks_of(decode_or_empty(word));
   float margin = std::numeric_limits<float>::infinity();

@@ -68,6 +68,11 @@ class NeuralSegmenter : public tokenizer::Segmenter {
     return segment_many(words);
   }
   std::string name() const override { return "morpheus-model"; }
+  // The model's boundary probability at every gap of each lower-cased word (aligned with
+  // `words`; entry r − 1 is the gap after r code points, r in [1, length)), in float, uncached,
+  // before the threshold and the root snap; a gap between two chunks is 1 (always a cut).
+  std::vector<std::vector<float>> boundary_probabilities(
+      const std::vector<std::string>& words) const;
   // Smallest |logit − logit(threshold)| over the gaps of `word` (its chunks), computed alone:
   // how far the segmentation is from flipping. +inf for words of one character.
   float decision_margin(std::string_view word) const;

@@ -188,191 +188,216 @@ StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const s
   return out;
 }
 
-Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// Everything one export computes, stage by stage.
+struct ExportState {
+  std::string chars_path;
+  train::CharVocab chars;
+  std::vector<std::pair<std::string, uint64_t>> words;  // by count, descending
+  std::unordered_map<std::string, uint64_t> run_counts;
+  std::unordered_map<std::string, uint64_t> piece_counts;
+  std::vector<std::string> runs;  // folded letter runs, sorted
+  std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
+  std::vector<std::string> pieces;
+  std::vector<uint64_t> counts;
+};
+
+Status check_export_options(const ExportOptions& options) {
   if (options.vocab_size <= static_cast<size_t>(tokenizer::PieceCodec::kFirstPieceId)) {
     return invalid_argument(
         "--vocab-size " + std::to_string(options.vocab_size) + " leaves no room for pieces",
         "256 byte tokens and <cap>/<upper> come first; use e.g. 50000");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(options.checkpoint));
   if (options.threshold != 0 && !(options.threshold > 0 && options.threshold < 1)) {
     return invalid_argument("--threshold must be in (0, 1), got " +
                             std::to_string(options.threshold));
   }
-  const std::string chars_path = path_join(options.checkpoint, "char_vocab.json");
-  MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
-  if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
-    return invalid_argument(chars_path + " has " + std::to_string(chars.size()) +
+  return ok_status();
+}
+
+Status load_char_vocab(const ExportOptions& options, const model::Morpheus& model,
+                       ExportState* state) {
+  state->chars_path = path_join(options.checkpoint, "char_vocab.json");
+  MORPHEUS_ASSIGN_OR_RETURN(state->chars, train::CharVocab::load(state->chars_path));
+  if (static_cast<int64_t>(state->chars.size()) != model->config.char_vocab_size) {
+    return invalid_argument(state->chars_path + " has " + std::to_string(state->chars.size()) +
                                 " symbols but the model was built for " +
                                 std::to_string(model->config.char_vocab_size),
                             "use the char_vocab.json the model was trained with");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(auto words, read_word_counts(options.words));
-  std::stable_sort(words.begin(), words.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return ok_status();
+}
 
-  // Folded letter runs and other spans of the word types, weighted by the word counts.
-  std::unordered_map<std::string, uint64_t> run_counts;
-  std::unordered_map<std::string, uint64_t> piece_counts;
+// Folded letter runs and other spans of the word types, weighted by the word counts.
+void count_spans(ExportState* state) {
   std::vector<tokenizer::Span> spans;
-  for (const auto& [word, count] : words) {
+  for (const auto& [word, count] : state->words) {
     spans.clear();
     tokenizer::pretokenize_into(word, spans);
     for (const tokenizer::Span& span : spans) {
       const std::string_view text = span.text(word);
       if (span.kind == tokenizer::SpanKind::kLetter) {
-        run_counts[fold_run(text)] += count;
+        state->run_counts[fold_run(text)] += count;
       } else if (span.kind == tokenizer::SpanKind::kDigit ||
                  span.kind == tokenizer::SpanKind::kOther) {
-        piece_counts[std::string(text)] += count;
+        state->piece_counts[std::string(text)] += count;
       }
     }
   }
-  std::vector<std::string> runs;
-  runs.reserve(run_counts.size());
-  for (const auto& entry : run_counts) runs.push_back(entry.first);
-  std::sort(runs.begin(), runs.end());
+  state->runs.reserve(state->run_counts.size());
+  for (const auto& entry : state->run_counts) state->runs.push_back(entry.first);
+  std::sort(state->runs.begin(), state->runs.end());
+}
 
-  // The model's pieces of every run: the segmentation table, and the piece counts.
-  std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
-  table_entries.reserve(runs.size());
-  NeuralSegmenterOptions seg_options;
-  seg_options.cache_capacity = 0;
-  seg_options.threshold = options.threshold;
-  if (options.root_snap) {
-    MORPHEUS_ASSIGN_OR_RETURN(seg_options.root_snap,
-                              load_root_snap(options.root_lexicon, options.suffix_lexicon));
-  }
-  NeuralSegmenter segmenter(model, chars, seg_options);
-  {
-    ProgressBar bar("export: segment", runs.size(), "words");
-    constexpr size_t kBlock = 8192;
-    for (size_t begin = 0; begin < runs.size(); begin += kBlock) {
-      const std::vector<std::string> block(
-          runs.begin() + static_cast<std::ptrdiff_t>(begin),
-          runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
-      std::vector<std::vector<std::string>> pieces = segmenter.segment_many(block);
-      for (size_t i = 0; i < block.size(); ++i) {
-        const uint64_t count = run_counts[block[i]];
-        for (const std::string& p : pieces[i]) piece_counts[p] += count;
-        table_entries.emplace_back(block[i], std::move(pieces[i]));
-      }
-      bar.add(block.size());
+// The model's pieces of every run: the segmentation table, and the piece counts.
+void segment_runs(const NeuralSegmenter& segmenter, ExportState* state) {
+  const std::vector<std::string>& runs = state->runs;
+  state->table_entries.reserve(runs.size());
+  ProgressBar bar("export: segment", runs.size(), "words");
+  constexpr size_t kBlock = 8192;
+  for (size_t begin = 0; begin < runs.size(); begin += kBlock) {
+    const std::vector<std::string> block(
+        runs.begin() + static_cast<std::ptrdiff_t>(begin),
+        runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
+    std::vector<std::vector<std::string>> pieces = segmenter.segment_many(block);
+    for (size_t i = 0; i < block.size(); ++i) {
+      const uint64_t count = state->run_counts[block[i]];
+      for (const std::string& p : pieces[i]) state->piece_counts[p] += count;
+      state->table_entries.emplace_back(block[i], std::move(pieces[i]));
     }
-    bar.finish();
+    bar.add(block.size());
   }
+  bar.finish();
+}
 
-  // Vocabulary: the model's letters first (so no letter falls back to bytes), then the pieces
-  // by weighted count (ties by string) down to min_count. Case is folded (no case duplicates);
-  // no word-start marker pieces (the codec restores spacing exactly).
+// Vocabulary: the model's letters first (so no letter falls back to bytes), then the pieces by
+// weighted count (ties by string) down to min_count, then (with the root snap) dictionary roots.
+// Case is folded (no case duplicates); no word-start marker pieces (the codec restores spacing).
+void distil_vocabulary(const ExportOptions& options, const train::RootLexicon* root_snap,
+                       ExportState* state) {
   const size_t budget = options.vocab_size - tokenizer::PieceCodec::kFirstPieceId;
-  std::vector<std::string> pieces;
-  std::vector<uint64_t> counts;
   std::unordered_set<std::string> seen;
-  for (uint32_t id = train::CharVocab::kNumSpecials; id < chars.size() && pieces.size() < budget;
-       ++id) {
-    const char32_t c = chars.char_of(id);
+  for (uint32_t id = train::CharVocab::kNumSpecials;
+       id < state->chars.size() && state->pieces.size() < budget; ++id) {
+    const char32_t c = state->chars.char_of(id);
     if (!unicode::is_letter(c)) continue;
     std::string s = utf8::encode(c);
-    const auto it = piece_counts.find(s);
-    counts.push_back(it == piece_counts.end() ? 0 : it->second);
+    const auto it = state->piece_counts.find(s);
+    state->counts.push_back(it == state->piece_counts.end() ? 0 : it->second);
     seen.insert(s);
-    pieces.push_back(std::move(s));
+    state->pieces.push_back(std::move(s));
   }
-  std::vector<std::pair<std::string, uint64_t>> ranked(piece_counts.begin(), piece_counts.end());
+  std::vector<std::pair<std::string, uint64_t>> ranked(state->piece_counts.begin(),
+                                                       state->piece_counts.end());
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
   for (const auto& [piece, count] : ranked) {
-    if (pieces.size() >= budget || count < options.min_count) break;
+    if (state->pieces.size() >= budget || count < options.min_count) break;
     if (!seen.insert(piece).second) continue;
-    pieces.push_back(piece);
-    counts.push_back(count);
+    state->pieces.push_back(piece);
+    state->counts.push_back(count);
   }
-  if (seg_options.root_snap) {
-    add_lexicon_roots(*seg_options.root_snap, runs, budget, &pieces, &counts, &seen);
+  if (root_snap != nullptr) {
+    add_lexicon_roots(*root_snap, state->runs, budget, &state->pieces, &state->counts, &seen);
   }
+}
 
-  // Write everything into a temporary sibling directory, then rename it into place.
-  const std::string out = fs::path(options.out).lexically_normal().string();
-  const std::string tmp = temp_path_for(out);
-  remove_quietly(tmp);
-  MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
-  Status status = [&]() -> Status {
-    MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(tmp, "model"), model, {}));
-    MORPHEUS_RETURN_IF_ERROR(copy_file(chars_path, path_join(tmp, "char_vocab.json")));
-    std::vector<std::string> checked = {"pieces.json", kSegmentTableFile, "char_vocab.json",
-                                        "model/model.pt", "model/config.json"};
-    if (options.root_snap) {
-      MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(tmp, "root_snap")));
-      MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(tmp, kRootSnapRoots)));
-      MORPHEUS_RETURN_IF_ERROR(
-          copy_file(options.suffix_lexicon, path_join(tmp, kRootSnapSuffixes)));
-      checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
-    }
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(
-        path_join(tmp, "pieces.json"), json{{"pieces", pieces}, {"counts", counts}}.dump() + "\n"));
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, kSegmentTableFile),
-                                               SegmentTable::serialize(std::move(table_entries))));
-    std::string words_tsv;
-    for (const auto& [word, count] : words) {
-      words_tsv += word + "\t" + std::to_string(count) + "\n";
-    }
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(tmp, "words.tsv"), words_tsv));
-    json files = json::object();
-    for (const std::string& f : checked) {
-      MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(tmp, f)));
-      files[f] = sum;
-    }
-    // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
-    StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
-    const std::string source_sum =
-        source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
-    json config = {
-        {"format_version", kTokenizerFormatVersion},
-        {"source_checkpoint_model_pt_fnv1a64", source_sum},
-        {"kind", kTokenizerKind},
-        {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + pieces.size()},
-        {"num_pieces", pieces.size()},
-        {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
-        {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
-        {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
-        {"turkish_case", true},
-        {"vocabulary_backoff", "fewest pieces inside each model piece"},
-        {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
-        {"root_snap", options.root_snap},
-        {"max_word_len", model->config.max_word_len},
-        {"min_count", options.min_count},
-        {"word_types", words.size()},
-        {"table_runs", runs.size()},
-        {"files", files},
-        {"self_test", json::array()},
-        {"model_self_test", json::array()}};
-    const std::string config_path = path_join(tmp, "tokenizer.json");
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
-    // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table
-    // only: no model).
-    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
-                              TokenizerDir::load(tmp, false, {}));
-    const std::vector<std::string> decisive = decisive_runs(segmenter, words);
-    const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
-    for (size_t i = 0; i < decisive.size(); ++i) {
-      config["model_self_test"].push_back(
-          json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
-    }
-    for (const std::string& text : self_test_texts(decisive, tok->table())) {
-      std::vector<int32_t> ids;
-      MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
-      config["self_test"].push_back(json{{"text", text}, {"ids", ids}});
-    }
-    return write_file_atomic(config_path, config.dump(2) + "\n");
-  }();
-  if (!status.ok()) {
-    remove_quietly(tmp);
-    return status;
+// tokenizer.json without its self-tests; `files` holds the checksums of the written files.
+json tokenizer_config(const ExportOptions& options, const model::Morpheus& model,
+                      const ExportState& state, json files) {
+  // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
+  StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
+  const std::string source_sum =
+      source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
+  return json{{"format_version", kTokenizerFormatVersion},
+              {"source_checkpoint_model_pt_fnv1a64", source_sum},
+              {"kind", kTokenizerKind},
+              {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
+              {"num_pieces", state.pieces.size()},
+              {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
+              {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
+              {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
+              {"turkish_case", true},
+              {"vocabulary_backoff", "fewest pieces inside each model piece"},
+              {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
+              {"root_snap", options.root_snap},
+              {"max_word_len", model->config.max_word_len},
+              {"min_count", options.min_count},
+              {"word_types", state.words.size()},
+              {"table_runs", state.runs.size()},
+              {"files", std::move(files)},
+              {"self_test", json::array()},
+              {"model_self_test", json::array()}};
+}
+
+// The model, vocabularies, table and words of the tokenizer directory `dir`; returns the
+// checksums of the files load() verifies.
+StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& options,
+                                  model::Morpheus model, ExportState* state) {
+  MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model, {}));
+  MORPHEUS_RETURN_IF_ERROR(copy_file(state->chars_path, path_join(dir, "char_vocab.json")));
+  std::vector<std::string> checked = {"pieces.json", kSegmentTableFile, "char_vocab.json",
+                                      "model/model.pt", "model/config.json"};
+  if (options.root_snap) {
+    MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(dir, "root_snap")));
+    MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(dir, kRootSnapRoots)));
+    MORPHEUS_RETURN_IF_ERROR(copy_file(options.suffix_lexicon, path_join(dir, kRootSnapSuffixes)));
+    checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
   }
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(dir, "pieces.json"),
+                        json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(
+      path_join(dir, kSegmentTableFile), SegmentTable::serialize(std::move(state->table_entries))));
+  std::string words_tsv;
+  for (const auto& [word, count] : state->words) {
+    words_tsv += word + "\t" + std::to_string(count) + "\n";
+  }
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "words.tsv"), words_tsv));
+  json files = json::object();
+  for (const std::string& f : checked) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(dir, f)));
+    files[f] = sum;
+  }
+  return files;
+}
+
+// Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table only:
+// no model), added to `config`.
+Status add_self_tests(const std::string& dir, const NeuralSegmenter& segmenter,
+                      const ExportState& state, json* config) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok, TokenizerDir::load(dir, false, {}));
+  const std::vector<std::string> decisive = decisive_runs(segmenter, state.words);
+  const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
+  for (size_t i = 0; i < decisive.size(); ++i) {
+    (*config)["model_self_test"].push_back(
+        json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
+  }
+  for (const std::string& text : self_test_texts(decisive, tok->table())) {
+    std::vector<int32_t> ids;
+    MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
+    (*config)["self_test"].push_back(json{{"text", text}, {"ids", ids}});
+  }
+  return ok_status();
+}
+
+// Writes the whole directory into `tmp`; tokenizer.json last, with its self-tests.
+Status write_export_dir(const std::string& tmp, const ExportOptions& options,
+                        const model::Morpheus& model, const NeuralSegmenter& segmenter,
+                        ExportState* state) {
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
+  MORPHEUS_ASSIGN_OR_RETURN(json files, write_export_files(tmp, options, model, state));
+  json config = tokenizer_config(options, model, *state, std::move(files));
+  const std::string config_path = path_join(tmp, "tokenizer.json");
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
+  return write_file_atomic(config_path, config.dump(2) + "\n");
+}
+
+// Moves the finished directory `tmp` into place at `out`, replacing what was there.
+Status replace_dir(const std::string& tmp, const std::string& out) {
   const std::string old = out + ".old-" + std::to_string(::getpid());
   std::error_code ec;
   if (fs::exists(out, ec)) fs::rename(out, old, ec);
@@ -383,10 +408,48 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
                     "check that the parent directory is writable");
   }
   remove_quietly(old);
+  return ok_status();
+}
+
+}  // namespace
+
+Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  MORPHEUS_RETURN_IF_ERROR(check_export_options(options));
+  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
+                            model::load_inference_checkpoint(options.checkpoint));
+  ExportState state;
+  MORPHEUS_RETURN_IF_ERROR(load_char_vocab(options, model, &state));
+  MORPHEUS_ASSIGN_OR_RETURN(state.words, read_word_counts(options.words));
+  std::stable_sort(state.words.begin(), state.words.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  count_spans(&state);
+
+  NeuralSegmenterOptions seg_options;
+  seg_options.cache_capacity = 0;
+  seg_options.threshold = options.threshold;
+  if (options.root_snap) {
+    MORPHEUS_ASSIGN_OR_RETURN(seg_options.root_snap,
+                              load_root_snap(options.root_lexicon, options.suffix_lexicon));
+  }
+  NeuralSegmenter segmenter(model, state.chars, seg_options);
+  segment_runs(segmenter, &state);
+  distil_vocabulary(options, seg_options.root_snap.get(), &state);
+
+  // Everything goes into a temporary sibling directory, then is renamed into place.
+  const std::string out = fs::path(options.out).lexically_normal().string();
+  const std::string tmp = temp_path_for(out);
+  remove_quietly(tmp);
+  const Status status = write_export_dir(tmp, options, model, segmenter, &state);
+  if (!status.ok()) {
+    remove_quietly(tmp);
+    return status;
+  }
+  MORPHEUS_RETURN_IF_ERROR(replace_dir(tmp, out));
   if (summary != nullptr) {
-    summary->word_types = words.size();
-    summary->letter_runs = runs.size();
-    summary->pieces = pieces.size();
+    summary->word_types = state.words.size();
+    summary->letter_runs = state.runs.size();
+    summary->pieces = state.pieces.size();
     summary->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }

@@ -29,12 +29,12 @@ StatusOr<TrainConfig> train_config_from_json(const json& resolved, const std::st
   } catch (const json::exception& e) {
     return invalid_argument(where + ": train: " + e.what());
   }
-  Status valid = c.Validate();
+  Status valid = c.validate();
   if (!valid.ok()) return valid.prepend(where);
   return c;
 }
 
-Status TrainConfig::Validate() const {
+Status TrainConfig::validate() const {
   auto bad = [](const std::string& field, const std::string& want) {
     return invalid_argument("train." + field + " must be " + want);
   };

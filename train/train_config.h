@@ -44,7 +44,7 @@ struct TrainConfig {
   int64_t threads = 0;           // intra-op CPU threads; 0 = all cores
 
   // OK, or INVALID_ARGUMENT naming the first field out of range.
-  Status Validate() const;
+  Status validate() const;
 };
 
 void to_json(nlohmann::json& j, const TrainConfig& config);

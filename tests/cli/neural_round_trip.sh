@@ -41,6 +41,13 @@ f=$1
 [ $(( $(wc -l < "$dir/s0") + $(wc -l < "$dir/s1") )) = "$(wc -l < "$f")" ] || fail "shards"
 printf 'Kitaplarımızdan\n' | "$m" segment --model "$dir/tok" - > "$dir/seg" || fail segment
 grep -q "^Kitaplarımızdan	" "$dir/seg" || { cat "$dir/seg"; fail "bad segment output"; }
+printf 'Kitaplarımızdan\nev\n' > "$dir/bwords"
+"$m" boundaries --model "$dir/tok" "$dir/bwords" -o "$dir/bnd" || fail boundaries
+# One probability per gap of the lower-cased word (15 letters: 14 gaps; "ev": 1).
+awk -F'\t' '$1 == "kitaplarımızdan" { ok = split($2, p, " ") == 14 } END { exit !ok }' "$dir/bnd" ||
+  { cat "$dir/bnd"; fail "bad boundaries output"; }
+awk -F'\t' '$1 == "ev" { ok = $2 ~ /^[01]\.[0-9][0-9][0-9][0-9]$/ } END { exit !ok }' "$dir/bnd" ||
+  { cat "$dir/bnd"; fail "bad boundaries output for ev"; }
 printf 'Ev  "a b"\n' | "$m" segment --text --model "$dir/tok" - > "$dir/segt" || fail "segment --text"
 grep -q '^\["Ev","  ","\\"",' "$dir/segt" || { cat "$dir/segt"; fail "bad segment --text output"; }
 printf 'evler\nkitap\nİstanbul\n' > "$dir/words"

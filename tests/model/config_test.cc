@@ -30,14 +30,14 @@ TEST(ModelConfigTest, UnknownKeyIsAnError) {
   EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos);
 }
 
-TEST(ModelConfigTest, ValidateRejectsIndivisibleHeads) {
+TEST(ModelConfigTest, ValidationRejectsIndivisibleHeads) {
   ModelConfig c;
   c.num_heads = 7;
-  EXPECT_FALSE(c.Validate().ok());
+  EXPECT_FALSE(c.validate().ok());
   c = ModelConfig{};
   c.depth_weights = {1.0};
-  EXPECT_FALSE(c.Validate().ok());
-  EXPECT_TRUE(ModelConfig{}.Validate().ok());
+  EXPECT_FALSE(c.validate().ok());
+  EXPECT_TRUE(ModelConfig{}.validate().ok());
 }
 
 // The reference's off-by-one (epochs 0 and 1 both at the start weight) is not copied.

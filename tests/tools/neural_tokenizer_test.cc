@@ -235,6 +235,36 @@ TEST_F(NeuralTokenizerTest, BatchedSegmentationMatchesSingleWords) {
   }
 }
 
+TEST_F(NeuralTokenizerTest, BoundaryProbabilitiesGiveTheSegmentationCuts) {
+  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  const NeuralSegmenter& seg = model_ok(*tok);
+  const std::string long_word = "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan";
+  const std::vector<std::string> words = {"ev", "evlerimizden", "kitaplarımızdan", "a", long_word};
+  const std::vector<std::vector<float>> probs = seg.boundary_probabilities(words);
+  ASSERT_EQ(probs.size(), words.size());
+  const double threshold = seg.config().threshold;
+  for (size_t i = 0; i < words.size(); ++i) {
+    ASSERT_EQ(probs[i].size(), utf8::length(words[i]) - 1) << words[i];
+    if (seg.decision_margin(words[i]) < 1e-3f) continue;
+    std::vector<size_t> from_probs, from_pieces;
+    for (size_t r = 0; r < probs[i].size(); ++r) {
+      EXPECT_GE(probs[i][r], 0.0f);
+      EXPECT_LE(probs[i][r], 1.0f);
+      if (probs[i][r] > threshold) from_probs.push_back(r + 1);
+    }
+    std::string joined;
+    const std::vector<std::string> pieces = seg.segment(words[i]);
+    for (size_t k = 0; k + 1 < pieces.size(); ++k) {
+      joined += pieces[k];
+      from_pieces.push_back(utf8::length(joined));
+    }
+    EXPECT_EQ(from_probs, from_pieces) << words[i];
+  }
+  const size_t chunk = static_cast<size_t>(seg.max_chunk_chars());
+  EXPECT_EQ(probs.back()[chunk - 1], 1.0f) << "the gap between two chunks is always a cut";
+}
+
 // Cuts a run after every code point whose value is divisible by 3 (cheap, deterministic, and
 // mostly pieces outside the vocabulary: exercises the back-off).
 class HashSegmenter : public tokenizer::WordSegmenter {
