@@ -19,10 +19,10 @@
 #include "core/file_util.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "infer/neural_tokenizer.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
 #include "tokenizer/pretokenizer.h"
-#include "tools/neural_tokenizer.h"
 #include "train/vocab.h"
 
 namespace {

@@ -27,9 +27,9 @@
 #include "core/status.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "infer/neural_tokenizer.h"
 #include "model/checkpoint.h"
 #include "tokenizer/pretokenizer.h"
-#include "tools/neural_tokenizer.h"
 #include "train/vocab.h"
 
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "infer/neural_tokenizer.h"
 #include "model/runtime.h"
 #include "python/status_error.h"
-#include "tools/neural_tokenizer.h"
 #include "tools/word_vectors.h"
 
 namespace py = pybind11;

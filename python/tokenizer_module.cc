@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "python/status_error.h"
-#include "tools/model_client.h"
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/model_client.h"
+#include "tokenizer/tokenizer_dir.h"
 
 namespace py = pybind11;
 

@@ -66,7 +66,7 @@ class PieceCodec {
   // looked up) gets one lower-cased (Turkish case-folded) letter run per call. Pieces that do not
   // concatenate back to the run, that cut a code point, or a segmenter error make the whole run
   // one unit (a segmenter that can fail keeps its error for its owner to report, as
-  // tools/tokenizer_dir.h does).
+  // tokenizer/tokenizer_dir.h does).
   static StatusOr<PieceCodec> create(std::vector<std::string> pieces,
                                      std::shared_ptr<const Segmenter> segmenter,
                                      PieceCodecOptions options = {});

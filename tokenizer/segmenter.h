@@ -7,11 +7,11 @@
 //   "cbpe"            a CBPE model directory (tokenizer/cbpe/cbpe_model.h)
 //   "hybrid"          the hybrid tokenizer of a lexicon directory (tokenizer/hybrid/)
 //   "morpheus-model"  the Morpheus model of a tokenizer directory, in process; LibTorch, so it is
-//                     registered by the LibTorch side (tools/neural_tokenizer.h)
+//                     registered by the LibTorch side (infer/neural_tokenizer.h)
 //   "morpheus-server" the same model in a `morpheus-torch model-server` co-process, registered
-//                     by the torch-free side (tools/model_client.h)
-// The Morpheus segmentation table (tools/tokenizer_dir.h) is a Segmenter too: it answers the runs
-// it holds and hands the rest to one of the two model systems, created through this factory.
+//                     by the torch-free side (tokenizer/model_client.h)
+// The Morpheus segmentation table (tokenizer/tokenizer_dir.h) is a Segmenter too: it answers the
+// runs it holds and hands the rest to one of the two model systems, created through this factory.
 #pragma once
 
 #include <functional>

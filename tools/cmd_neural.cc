@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export|embed|neighbors|boundaries|model-server` (+ encode|decode|segment from
 // cmd_tokenize.cc, with the model in process): the Morpheus tokenizer directory
-// (tools/neural_tokenizer.h).
+// (infer/neural_tokenizer.h).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -17,12 +17,12 @@
 #include "core/logging.h"
 #include "core/utf8.h"
 #include "eval/embedding_metrics.h"
+#include "infer/neural_tokenizer.h"
+#include "tokenizer/model_client.h"
 #include "tokenizer/segment_table.h"
 #include "tools/ann_index.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
-#include "tools/model_client.h"
-#include "tools/neural_tokenizer.h"
 #include "tools/word_vectors.h"
 #include "train/prepare.h"
 
@@ -354,7 +354,7 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
     return in_process_model(options);
   });
 
-  // The model server of the torch-free `morpheus` (tools/model_client.h); not for users.
+  // The model server of the torch-free `morpheus` (tokenizer/model_client.h); not for users.
   struct ServerArgs {
     std::string model;
     size_t cache = size_t{1} << 20;

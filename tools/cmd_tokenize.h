@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <functional>
 
+#include "tokenizer/model_client.h"
 #include "tokenizer/segmenter.h"
+#include "tokenizer/tokenizer_dir.h"
 #include "tools/cli.h"
-#include "tools/model_client.h"
-#include "tools/tokenizer_dir.h"
 
 namespace morpheus::tools {
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
+#include "tokenizer/model_client.h"
 #include "tools/cli.h"
 #include "tools/cmd_tokenize.h"
-#include "tools/model_client.h"
 
 namespace {
 

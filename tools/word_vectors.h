@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "infer/neural_segmenter.h"
 #include "tools/ann_index.h"  // Neighbor
-#include "tools/neural_segmenter.h"
 
 namespace morpheus::tools {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Checksums and the torch-free tokenizer directory loader (table self-test).
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/tokenizer_dir.h"
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +13,6 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "tokenizer/pretokenizer.h"
-#include "train/cache.h"
 
 namespace morpheus::tools {
 namespace {

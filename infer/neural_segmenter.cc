@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // NeuralSegmenter: batched, cached hard segmentation and embedding with the Morpheus model.
-#include "tools/neural_segmenter.h"
+#include "infer/neural_segmenter.h"
 
 #include <torch/torch.h>
 

@@ -13,7 +13,7 @@
 
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/tokenizer_dir.h"
 
 namespace morpheus::tools {
 namespace {

@@ -46,7 +46,7 @@ struct NeuralSegmenterOptions {
   bool int8_calibrate = true;
 };
 
-// Registry name "morpheus-model" (tokenizer/segmenter.h; registered by tools/neural_tokenizer.h).
+// Registry name "morpheus-model" (tokenizer/segmenter.h; registered by infer/neural_tokenizer.h).
 class NeuralSegmenter : public tokenizer::Segmenter {
  public:
   // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case

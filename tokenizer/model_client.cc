@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Model server client (socket pair + posix_spawn) and the server loop.
-#include "tools/model_client.h"
+#include "tokenizer/model_client.h"
 
 #include <sys/socket.h>
 #include <sys/wait.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tests of the torch-free tokenizer directory (tools/tokenizer_dir.h): the segmentation table
+// Tests of the torch-free tokenizer directory (tokenizer/tokenizer_dir.h): the segmentation table
 // file, checksums, the format version, and the lazily created model segmenter (a fake here).
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/tokenizer_dir.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Tests of the Morpheus tokenizer (tools/neural_segmenter.h, tools/neural_tokenizer.h) on tiny
+// Tests of the Morpheus tokenizer (infer/neural_segmenter.h, infer/neural_tokenizer.h) on tiny
 // randomly initialised models: chunking, the LRU cache, export (segmentation table, lazy model),
 // the lossless round trip on 100,000 random strings and on the UD dev sentences, self-test and
 // checksum failures on swapped weights/vocabulary, and embeddings.
-#include "tools/neural_tokenizer.h"
+#include "infer/neural_tokenizer.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -23,7 +23,7 @@
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/pretokenizer.h"
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/tokenizer_dir.h"
 #include "train/vocab.h"
 
 namespace morpheus::tools {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export` (vocabulary distillation) and the tokenizer directory loader with self-test.
-#include "tools/neural_tokenizer.h"
+#include "infer/neural_tokenizer.h"
 
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 //                     "max_word_len","turkish_case","files":{relative path: checksum},
 //                     "self_test":[{"text","ids"}],"model_self_test":[{"run","pieces"}], ...}
 //   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout)
-//   segments.bin     the model's pieces of every exported letter run (tools/tokenizer_dir.h)
+//   segments.bin     the model's pieces of every exported letter run (tokenizer/tokenizer_dir.h)
 //   model/           inference checkpoint (model/checkpoint.h)
 //   char_vocab.json  the model's character vocabulary (train/vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "core/status.h"
+#include "infer/neural_segmenter.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/segmenter.h"
-#include "tools/neural_segmenter.h"
-#include "tools/tokenizer_dir.h"
+#include "tokenizer/tokenizer_dir.h"
 
 namespace morpheus::tools {
 
