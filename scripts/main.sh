@@ -21,7 +21,7 @@ R=runs/main
 stage "setup"
 bash scripts/setup.sh
 stage "build (dev preset: the two binaries)"
-bash scripts/build.sh dev morpheus morpheus-spm
+bash scripts/build.sh dev morpheus morpheus-torch morpheus-spm
 M=build/dev/tools/morpheus
 mkdir -p $R
 

@@ -22,7 +22,7 @@ function(morpheus_shared_cli_test name rel)
 endfunction()
 
 if(MORPHEUS_WITH_TORCH)
-  set(M $<TARGET_FILE:morpheus>)
+  set(M $<TARGET_FILE:morpheus-torch>)
   morpheus_cli_test(help 0 --stdout-has pretokenize -- ${M} --help)
   morpheus_cli_test(no_command_is_usage_error 2 -- ${M})
   morpheus_cli_test(unknown_flag_is_usage_error 2 -- ${M} --bogus)
@@ -61,7 +61,7 @@ endif()
 # morpheus hybrid (tools/cmd_hybrid.cc). The tests of the released lexicons need
 # <shared data>/hybrid.
 if(MORPHEUS_WITH_TORCH)
-  set(M $<TARGET_FILE:morpheus>)
+  set(M $<TARGET_FILE:morpheus-torch>)
   set(HYBRID_LEX @SHARED@/hybrid)
   set(LEX_FILE hybrid/kokler.json)
   morpheus_cli_test(hybrid_help 0 --stdout-has segment -- ${M} hybrid --help)
@@ -158,10 +158,10 @@ if(MORPHEUS_WITH_TORCH)
 endif()
 
 # morpheus export|encode|decode|segment|boundaries|embed|neighbors on a 2-step tiny model (tools/cmd_neural.cc).
-# They run the torch-free front `morpheus` (target morpheus_front; it execs morpheus-torch, the
-# target morpheus, for prepare/train/export/embed/neighbors).
+# They run the torch-free front `morpheus` (it execs morpheus-torch for
+# prepare/train/export/embed/neighbors).
 if(MORPHEUS_WITH_TORCH)
-  set(MF $<TARGET_FILE:morpheus_front>)
+  set(MF $<TARGET_FILE:morpheus>)
   add_test(NAME cli.neural_round_trip COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt ${DEV_SENTENCES})
@@ -197,12 +197,9 @@ endif()
 # a temp dir at test time. Torch-free commands run through `morpheus_nt` (the torch-free
 # subcommands of `morpheus`, tests/cli/morpheus_nt_main.cc) so they run in the ASan job too.
 # Labels: bad_input + fast (torch-free), bad_input + torch, bad_input + slow (the 50 MB line).
-add_executable(morpheus_nt cli/morpheus_nt_main.cc ${PROJECT_SOURCE_DIR}/tools/cmd_text.cc
-  ${PROJECT_SOURCE_DIR}/tools/cmd_hybrid.cc ${PROJECT_SOURCE_DIR}/tools/cmd_cbpe.cc
-  ${PROJECT_SOURCE_DIR}/tools/cmd_eval.cc ${PROJECT_SOURCE_DIR}/tools/cmd_prepare.cc)
+add_executable(morpheus_nt cli/morpheus_nt_main.cc)
 morpheus_target_defaults(morpheus_nt)
-target_link_libraries(morpheus_nt PRIVATE morpheus_cli morpheus_data morpheus_eval morpheus_hybrid
-  morpheus_tokenizer morpheus_core)
+target_link_libraries(morpheus_nt PRIVATE morpheus_commands morpheus_cli morpheus_core)
 
 set(BAD_INPUT ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_input.sh)
 set(BAD_FIX ${CMAKE_CURRENT_BINARY_DIR}/bad_input_fixtures)
@@ -244,7 +241,7 @@ morpheus_bad_input(${NT} fast bad_input_nt prepare ${CONFIG_FAULTS})
 morpheus_bad_input(${NT} fast "" eval ${CONFIG_FAULTS})
 
 if(MORPHEUS_WITH_TORCH)
-  set(M $<TARGET_FILE:morpheus>)
+  set(M $<TARGET_FILE:morpheus-torch>)
   add_test(NAME bad_input.setup_torch COMMAND ${BAD_INPUT} setup-torch ${M} ${BAD_FIX} ${TDATA}
     ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(bad_input.setup_torch PROPERTIES LABELS "bad_input;torch"
@@ -267,7 +264,7 @@ endif()
 # kill -9 during prepare, train and export, then rerun (tests/cli/kill9.sh; about 2 minutes).
 if(MORPHEUS_WITH_TORCH)
   add_test(NAME cli.kill9_resume COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/kill9.sh
-    $<TARGET_FILE:morpheus> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+    $<TARGET_FILE:morpheus-torch> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.kill9_resume PROPERTIES LABELS "e2e;slow;torch" TIMEOUT 900)
 endif()
 
