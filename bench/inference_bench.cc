@@ -22,6 +22,7 @@
 #include "infer/neural_tokenizer.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
+#include "model/packed_inference.h"
 #include "tokenizer/pretokenizer.h"
 #include "train/vocab.h"
 
@@ -95,6 +96,15 @@ void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
       "words/s (%.2fx); same segmentation %zu/%zu; morpheus-spm encode %.0f words/s\n",
       name, words.size(), torch::get_num_threads(), fast_rate, old_rate, fast_rate / old_rate, same,
       a.size(), spm);
+  // The same default batches through the padded modules (rows packed per layer, not per stack).
+  morpheus::model::set_packed_inference_enabled(false);
+  const double padded_rate = words_per_s(fast, words, reps);
+  const size_t padded_same = same_count(fast.segment_many(words), a);
+  morpheus::model::set_packed_inference_enabled(true);
+  std::printf(
+      "  packed stack %.0f words/s vs padded modules %.0f words/s (%.2fx); same segmentation "
+      "%zu/%zu\n",
+      fast_rate, padded_rate, fast_rate / padded_rate, padded_same, a.size());
 }
 
 // Dynamic int8 (model/linear.h) against float on the same model and words: words/s and how

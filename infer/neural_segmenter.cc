@@ -17,6 +17,7 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "model/linear.h"
+#include "model/packed_inference.h"
 
 namespace morpheus::tools {
 
@@ -210,10 +211,8 @@ std::vector<NeuralSegmenter::GapScores> NeuralSegmenter::gap_scores(
     }
     ids = ids.to(options_.device);
     const torch::Tensor mask = ids.ne(model::kPadId);
-    const torch::Tensor cases = torch::zeros_like(ids);
-    const torch::Tensor hidden = model_->char_encoder(ids, cases, mask);
     const torch::Tensor logits =
-        model_->boundary_detector(hidden, mask).logits.to(torch::kCPU, torch::kFloat).contiguous();
+        model::boundary_logits(model_, ids, mask).to(torch::kCPU, torch::kFloat).contiguous();
     const torch::Tensor probs = torch::sigmoid(logits);
     auto lacc = logits.accessor<float, 2>();
     auto pacc = probs.accessor<float, 2>();

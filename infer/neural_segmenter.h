@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // NeuralSegmenter: hard segmentation of lower-cased letter runs with the Morpheus model's
-// final-layer boundary logits only (CharEncoder + BoundaryDetector; no DP, no pooling), and word
-// embeddings (the full model with hard boundaries). Words are de-duplicated, looked up in a
-// bounded LRU cache, sorted by length and run in batches; runs longer than max_word_len − 2
-// characters are cut into chunks (a chunk end is always a piece boundary), never dropped.
+// final-layer boundary logits only (model::boundary_logits: CharEncoder + BoundaryDetector, the
+// valid rows packed once on the CPU; no DP, no pooling), and word embeddings (the full model with
+// hard boundaries). Words are de-duplicated, looked up in a bounded LRU cache, sorted by length
+// and run in batches; runs longer than max_word_len − 2 characters are cut into chunks (a chunk
+// end is always a piece boundary), never dropped.
 #pragma once
 
 #include <torch/types.h>

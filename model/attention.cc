@@ -77,7 +77,61 @@ torch::Tensor no_grad_attention(const torch::Tensor& q_in, const torch::Tensor& 
   return out;
 }
 
+// RoPE of one head row: out[d] = x[d]·cos[d] + rot[d]·sin[d], rot = (−x[half:], x[:half]),
+// the same products and sum as RopeImpl::forward.
+void rope_row(const float* x, const float* cos, const float* sin, int64_t dh, float* out) {
+  const int64_t half = dh / 2;
+  for (int64_t d = 0; d < half; ++d) out[d] = x[d] * cos[d] + -x[d + half] * sin[d];
+  for (int64_t d = half; d < dh; ++d) out[d] = x[d] * cos[d] + x[d - half] * sin[d];
+}
+
 }  // namespace
+
+torch::Tensor packed_rope_attention(const torch::Tensor& qkv_in,
+                                    const std::vector<int64_t>& offsets, const RopeImpl& rope,
+                                    int64_t num_heads) {
+  TORCH_CHECK(qkv_in.dim() == 2 && qkv_in.size(1) % 3 == 0 && qkv_in.device().is_cpu() &&
+                  qkv_in.scalar_type() == torch::kFloat,
+              "packed qkv must be float CPU [R,3D], got ", qkv_in.sizes());
+  TORCH_CHECK(!offsets.empty() && offsets.back() == qkv_in.size(0),
+              "offsets must end at the row count ", qkv_in.size(0));
+  const torch::Tensor qkv = qkv_in.contiguous();
+  const int64_t d = qkv.size(1) / 3, dh = d / num_heads;
+  const torch::Tensor cos_cache = rope.cos_cache.contiguous(),
+                      sin_cache = rope.sin_cache.contiguous();
+  TORCH_CHECK(cos_cache.size(1) == dh, "RoPE head_dim ", cos_cache.size(1), " != ", dh);
+  int64_t longest = 0;
+  for (size_t b = 0; b + 1 < offsets.size(); ++b)
+    longest = std::max(longest, offsets[b + 1] - offsets[b]);
+  TORCH_CHECK(longest <= cos_cache.size(0), "a word has ", longest, " positions, RoPE holds ",
+              cos_cache.size(0));
+  torch::Tensor out = torch::zeros({qkv.size(0), d}, qkv.options());
+  const float* src = qkv.data_ptr<float>();
+  const float* cp = cos_cache.data_ptr<float>();
+  const float* sp = sin_cache.data_ptr<float>();
+  float* op = out.data_ptr<float>();
+  const int64_t words = static_cast<int64_t>(offsets.size()) - 1;
+  at::parallel_for(0, words * num_heads, 16, [&](int64_t begin, int64_t end) {
+    std::vector<float> q(static_cast<size_t>(dh)), k(static_cast<size_t>(longest * dh)),
+        v(static_cast<size_t>(longest * dh)), scores(static_cast<size_t>(longest));
+    for (int64_t wh = begin; wh < end; ++wh) {
+      const int64_t w = wh / num_heads, h = wh % num_heads;
+      const int64_t first = offsets[static_cast<size_t>(w)];
+      const int64_t len = offsets[static_cast<size_t>(w) + 1] - first;
+      for (int64_t j = 0; j < len; ++j) {
+        const float* row = src + (first + j) * 3 * d + h * dh;
+        rope_row(row + d, cp + j * dh, sp + j * dh, dh, k.data() + j * dh);
+        std::copy(row + 2 * d, row + 2 * d + dh, v.data() + j * dh);
+      }
+      for (int64_t i = 0; i < len; ++i) {
+        rope_row(src + (first + i) * 3 * d + h * dh, cp + i * dh, sp + i * dh, dh, q.data());
+        attend_row(q.data(), k.data(), v.data(), nullptr, len, dh, scores.data(),
+                   op + (first + i) * d + h * dh);
+      }
+    }
+  });
+  return out;
+}
 
 ValidRows::ValidRows(const torch::Tensor& mask) {
   TORCH_CHECK(mask.dim() == 2 && mask.dtype() == torch::kBool, "mask must be bool [B,T], got ",

@@ -14,6 +14,8 @@
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
+#include <vector>
+
 #include "model/linear.h"
 #include "model/rope.h"
 
@@ -55,6 +57,15 @@ class ValidRows {
 torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, const torch::Tensor& key_mask,
                                    bool causal, double dropout, bool training);
+
+// RoPE self-attention over packed words, forward only (float CPU, no gradient): qkv [R,3D] is
+// the qkv projection of the valid rows of a batch whose word b holds rows
+// [offsets[b], offsets[b+1]) in position order (positions 0..len-1, as in the padded [B,T]
+// layout with each word's valid positions a prefix); q and k get `rope` at their positions, each
+// word attends over its own rows only. Returns the heads' outputs [R,D] (before proj), equal to
+// the padded path's up to float rounding.
+torch::Tensor packed_rope_attention(const torch::Tensor& qkv, const std::vector<int64_t>& offsets,
+                                    const RopeImpl& rope, int64_t num_heads);
 
 // One RoPE self-attention block without the residual/norm: x [B,T,D] -> [B,T,D] (after proj),
 // rows = ValidRows(mask) (built once per forward by the caller, shared by its layers).
