@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -172,7 +173,7 @@ void throughput(const std::string& data, int steps, int rounds) {
               steps, data.c_str());
   for (int r = 0; r < rounds; ++r) {
     const std::string one = tmp + "/one", two = tmp + "/two";
-    std::system(("rm -rf " + tmp).c_str());
+    std::filesystem::remove_all(tmp);
     const std::string load_before = load_average();
     const int rc1 = std::system(
         (base + " --out " + one + " --set train.threads=2 --set train.grad_accum=2").c_str());
@@ -188,7 +189,7 @@ void throughput(const std::string& data, int steps, int rounds) {
         load_average().c_str(), rc1 != 0 || rc2 != 0 ? " (a run failed)" : "");
     std::fflush(stdout);
   }
-  std::system(("rm -rf " + tmp).c_str());
+  std::filesystem::remove_all(tmp);
 }
 
 }  // namespace

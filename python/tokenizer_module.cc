@@ -2,7 +2,7 @@
 // morpheus._tokenizer: the Morpheus tokenizer directory from Python, torch-free. The calls are
 // those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): TokenizerDir::prefetch sends
 // the letter runs the segmentation table lacks to the model in one call (the `morpheus-torch
-// model-server` co-process, tools/model_client.h, started on the first miss), then
+// model-server` co-process, tokenizer/model_client.h, started on the first miss), then
 // TokenizerDir::encode / segment_word and PieceCodec::decode. cache_file is their --cache-file
 // (TokenizerDir::attach_cache, tokenizer/seg_cache.h): runs outside the table are looked up there
 // before the model, and what the model segments is appended to it.

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <vector>
 
 #include "core/file_util.h"
@@ -182,8 +183,9 @@ std::string make_temp_dir(const std::string& tag) {
   if (base.empty()) base = "/tmp/";
   const std::string dir = path_join(
       base, "morpheus_" + tag + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-  std::string cmd = "rm -rf '" + dir + "'";
-  if (std::system(cmd.c_str()) != 0) return dir;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec) return dir;
   (void)make_dirs(dir);
   return dir;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -213,7 +214,8 @@ TEST(DataParallel, TwoRankRunResumedAsOneRankContinuesTheTrajectory) {
   ASSERT_EQ(run(train_args(two, 1, {"--nproc", "2"}), two + ".err"), 0) << slurp(two + ".err");
   // As if the 2-rank run had died after its step-2 checkpoint.
   ASSERT_TRUE(write_file_atomic(two + "/checkpoints/latest", "step-00000002\n").ok());
-  ASSERT_EQ(std::system(("rm -rf '" + step_dir(two, 4) + "' '" + two + "/final'").c_str()), 0);
+  std::filesystem::remove_all(step_dir(two, 4));
+  std::filesystem::remove_all(two + "/final");
   ASSERT_EQ(run(train_args(two, 2, {"--resume"}), two + ".err1"), 0) << slurp(two + ".err1");
   EXPECT_LT(max_abs_diff(load_params(step_dir(one_rank_run(), 4)), load_params(step_dir(two, 4))),
             kTolerance);
@@ -221,7 +223,7 @@ TEST(DataParallel, TwoRankRunResumedAsOneRankContinuesTheTrajectory) {
 
 TEST(DataParallel, ResumeWithAnotherGlobalBatchIsAClearError) {
   const std::string dir = testing::make_temp_dir("dist_resume_bad") + "/run";
-  ASSERT_EQ(std::system(("cp -r '" + one_rank_run() + "' '" + dir + "'").c_str()), 0);
+  std::filesystem::copy(one_rank_run(), dir, std::filesystem::copy_options::recursive);
   ASSERT_EQ(run(train_args(dir, 1, {"--resume"}), dir + ".err"), 1);
   EXPECT_NE(slurp(dir + ".err").find("train.grad_accum=2"), std::string::npos)
       << slurp(dir + ".err");
