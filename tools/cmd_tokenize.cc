@@ -29,6 +29,7 @@ struct RunArgs {
   ModelRequest request;  // --cache, --model-threads
   std::string cache_file;
   size_t block_lines = 4096;
+  size_t workers = 1;
 };
 
 struct CacheArgs {
@@ -110,6 +111,7 @@ Status run_cache(const CacheArgs& args, const std::string& mode) {
 Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMaker& model) {
   BlockOptions block;
   block.block_lines = args.block_lines;
+  block.workers = args.workers;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> loaded,
                             TokenizerDir::load(args.model, true, model(args.request)));
@@ -175,6 +177,11 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
           ->check(CLI::Range(0, 1024))
           ->capture_default_str();
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
+          ->capture_default_str();
+      cmd->add_option("--workers", args->workers,
+                      "Threads encoding the lines of a block (output in input order; the model "
+                      "co-process has its own --model-threads)")
+          ->check(CLI::Range(1, 256))
           ->capture_default_str();
       cmd->add_option("--cache-file", args->cache_file,
                       "Persistent cache of the model's segmentations (created when absent, "

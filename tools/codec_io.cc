@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <memory>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "core/file_util.h"
 #include "core/progress.h"
@@ -121,6 +124,42 @@ Status end_prefetch(const std::string& input, const BlockOptions& options, const
   return Status(s.code(), where(input, block.numbers[0]) + s.message(), s.hint());
 }
 
+// fn over every line of `block`, the output appended to *text in line order; with several
+// workers each runs a contiguous slice into its own buffer. The first failing line (in line order)
+// is the error.
+Status run_block(const std::string& input, const LineBlock& block, size_t workers, const LineFn& fn,
+                 std::string* text) {
+  const size_t n = block.lines.size();
+  const size_t parts = std::max<size_t>(1, std::min(workers, n));
+  std::vector<std::string> outs(parts);
+  std::vector<Status> errors(parts, ok_status());
+  std::vector<size_t> failed(parts, n);
+  const auto slice = [&](size_t part) {
+    const size_t begin = n * part / parts, end = n * (part + 1) / parts;
+    std::string& out = part == 0 ? *text : outs[part];
+    for (size_t i = begin; i < end; ++i) {
+      Status s = fn(block.lines[i], &out);
+      if (!s.ok()) {
+        errors[part] = std::move(s);
+        failed[part] = i;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t part = 1; part < parts; ++part) threads.emplace_back(slice, part);
+  slice(0);
+  for (std::thread& t : threads) t.join();
+  for (size_t part = 0; part < parts; ++part) {
+    if (failed[part] < n) {
+      const Status& s = errors[part];
+      return Status(s.code(), where(input, block.numbers[failed[part]]) + s.message(), s.hint());
+    }
+    if (part > 0) *text += outs[part];
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Status transform_lines(const std::string& input, const std::string& output, bool validate_utf8,
@@ -146,12 +185,7 @@ Status transform_lines(const std::string& input, const std::string& output, bool
     read_block(reader, options, &line_no, &next);
     MORPHEUS_RETURN_IF_ERROR(begin_prefetch(input, options, next));
     text.clear();
-    for (size_t i = 0; i < block.lines.size(); ++i) {
-      const Status s = fn(block.lines[i], &text);
-      if (!s.ok()) {
-        return Status(s.code(), where(input, block.numbers[i]) + s.message(), s.hint());
-      }
-    }
+    MORPHEUS_RETURN_IF_ERROR(run_block(input, block, options.workers, fn, &text));
     MORPHEUS_RETURN_IF_ERROR(out.write(text));
     if (bar && options.progress_note) {
       uint64_t words = 0;
@@ -170,9 +204,9 @@ Status transform_lines(const std::string& input, const std::string& output, bool
 
 Status encode_lines(const std::string& input, const std::string& output, bool allow_invalid,
                     const EncodeLineFn& encode, const BlockOptions& options) {
-  std::vector<int32_t> ids;
   return transform_lines(input, output, !allow_invalid, options,
                          [&](std::string_view line, std::string* out) -> Status {
+                           thread_local std::vector<int32_t> ids;
                            ids.clear();
                            MORPHEUS_RETURN_IF_ERROR(encode(line, &ids));
                            for (size_t i = 0; i < ids.size(); ++i) {

@@ -42,6 +42,9 @@ struct BlockOptions {
   std::function<Status()> prefetch_wait;
   size_t shard_index = 0;
   size_t shard_count = 1;
+  // Threads that run fn on the lines of a block (contiguous slices, output kept in line order);
+  // fn must then be safe to call from several threads at once.
+  size_t workers = 1;
   std::string progress_label;
   // With a progress bar: after each block, the words done so far (the bar counts words instead
   // of lines) and a note for the bar (e.g. the share of table hits).

@@ -36,6 +36,9 @@ for f in "$@"; do
 done
 # Sharded encode: the shards together hold every line once.
 f=$1
+"$m" encode --model "$dir/tok" --workers 3 --block-lines 7 "$f" > "$dir/w3" || fail "encode --workers"
+"$m" encode --model "$dir/tok" "$f" | cmp - "$dir/w3" || fail "--workers 3 changes the ids"
+
 "$m" encode --model "$dir/tok" --shard 0/2 "$f" > "$dir/s0" || fail "shard 0"
 "$m" encode --model "$dir/tok" --shard 1/2 "$f" > "$dir/s1" || fail "shard 1"
 [ $(( $(wc -l < "$dir/s0") + $(wc -l < "$dir/s1") )) = "$(wc -l < "$f")" ] || fail "shards"
