@@ -265,35 +265,55 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
   return tok;
 }
 
-Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const {
-  constexpr size_t kMaxKnown = size_t{1} << 21;
-  std::vector<std::string> missing;
+namespace {
+
+// The distinct folded letter runs of `texts` (valid UTF-8 only: encode reports the others), in
+// order of first occurrence; *words counts every letter run.
+std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
+                                              uint64_t* words) {
+  std::vector<std::string> runs;
+  std::unordered_set<std::string> seen;
   std::vector<tokenizer::Span> spans;
-  std::vector<std::string> pieces;
   std::string folded;
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  MORPHEUS_RETURN_IF_ERROR(state_->finish());
-  RunStats& stats = state_->stats;
-  std::unordered_set<std::string>& known = state_->known;
   for (const std::string& text : texts) {
-    if (!utf8::is_valid(text)) continue;  // encode reports it (or uses byte tokens)
+    if (!utf8::is_valid(text)) continue;
     spans.clear();
     tokenizer::pretokenize_into(text, spans);
     for (const tokenizer::Span& span : spans) {
       if (span.kind != tokenizer::SpanKind::kLetter) continue;
-      ++stats.words;
+      ++*words;
       fold_run_into(span.text(text), &folded);
-      if (known.count(folded) != 0) continue;  // each distinct run looked up once per input
-      if (known.size() >= kMaxKnown) known.clear();
-      known.insert(folded);
-      ++stats.runs;
-      if (table_.contains(folded)) {
-        ++stats.table;
-      } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
-        ++stats.cache;
-      } else if (state_->resolved.count(folded) == 0) {
-        missing.push_back(folded);
-      }
+      if (seen.insert(folded).second) runs.push_back(folded);
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const {
+  constexpr size_t kMaxKnown = size_t{1} << 21;
+  // The block's runs without the lock, so encode can run on other threads meanwhile.
+  uint64_t words = 0;
+  const std::vector<std::string> runs = distinct_folded_runs(texts, &words);
+  std::vector<std::string> missing;
+  std::vector<std::string> pieces;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  MORPHEUS_RETURN_IF_ERROR(state_->finish());
+  RunStats& stats = state_->stats;
+  stats.words += words;
+  std::unordered_set<std::string>& known = state_->known;
+  for (const std::string& folded : runs) {
+    if (known.count(folded) != 0) continue;  // each distinct run looked up once per input
+    if (known.size() >= kMaxKnown) known.clear();
+    known.insert(folded);
+    ++stats.runs;
+    if (table_.contains(folded)) {
+      ++stats.table;
+    } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
+      ++stats.cache;
+    } else if (state_->resolved.count(folded) == 0) {
+      missing.push_back(folded);
     }
   }
   if (missing.empty()) return ok_status();

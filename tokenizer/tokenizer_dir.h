@@ -60,7 +60,8 @@ class TokenizerDir {
   Status prefetch(const std::vector<std::string>& texts) const;
   // prefetch in two halves: prefetch_begin sends the misses to the model without waiting for
   // the answers, prefetch_end (or any later model use) stores them. In between, encode/segment
-  // of runs already resolved proceed while a model co-process works.
+  // of runs already resolved proceed while a model co-process works; prefetch_begin itself
+  // scans its texts without the lock, so it may run while other threads encode.
   Status prefetch_begin(const std::vector<std::string>& texts) const;
   Status prefetch_end() const;
   // codec().encode / segment_word, failing when the model could not be created or failed.

@@ -183,9 +183,19 @@ Status transform_lines(const std::string& input, const std::string& output, bool
   while (!block.lines.empty()) {
     // The next block's misses go to the model while this block is written.
     read_block(reader, options, &line_no, &next);
-    MORPHEUS_RETURN_IF_ERROR(begin_prefetch(input, options, next));
     text.clear();
-    MORPHEUS_RETURN_IF_ERROR(run_block(input, block, options.workers, fn, &text));
+    if (options.workers > 1) {
+      // With workers, the next block's prefetch scans on its own thread beside them.
+      Status prefetched = ok_status();
+      std::thread prefetch([&] { prefetched = begin_prefetch(input, options, next); });
+      const Status ran = run_block(input, block, options.workers, fn, &text);
+      prefetch.join();
+      MORPHEUS_RETURN_IF_ERROR(ran);
+      MORPHEUS_RETURN_IF_ERROR(prefetched);
+    } else {
+      MORPHEUS_RETURN_IF_ERROR(begin_prefetch(input, options, next));
+      MORPHEUS_RETURN_IF_ERROR(run_block(input, block, options.workers, fn, &text));
+    }
     MORPHEUS_RETURN_IF_ERROR(out.write(text));
     if (bar && options.progress_note) {
       uint64_t words = 0;

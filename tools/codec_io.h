@@ -43,7 +43,8 @@ struct BlockOptions {
   size_t shard_index = 0;
   size_t shard_count = 1;
   // Threads that run fn on the lines of a block (contiguous slices, output kept in line order);
-  // fn must then be safe to call from several threads at once.
+  // fn must then be safe to call from several threads at once, and prefetch safe to run beside
+  // it (with workers > 1 the next block's prefetch runs on its own thread meanwhile).
   size_t workers = 1;
   std::string progress_label;
   // With a progress bar: after each block, the words done so far (the bar counts words instead
