@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <shared_mutex>
 #include <utility>
 
 #include "core/check.h"
@@ -15,7 +16,7 @@
 namespace morpheus::tokenizer {
 
 struct PieceCodec::Cache {
-  std::mutex mutex;
+  std::shared_mutex mutex;  // shared for lookups, so encoding threads read it side by side
   std::unordered_map<std::string, std::vector<Unit>> units;
 };
 
@@ -204,7 +205,7 @@ void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>*
   if (options_.cache_capacity > 0) {
     bool found = false;
     {
-      std::lock_guard<std::mutex> lock(cache_->mutex);
+      std::shared_lock<std::shared_mutex> lock(cache_->mutex);
       const auto it = cache_->units.find(folded);
       if (it != cache_->units.end()) {
         cached_copy.assign(it->second.begin(), it->second.end());
@@ -213,7 +214,7 @@ void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>*
     }
     if (!found) {
       fold_units(folded, folded_cps, &cached_copy);
-      std::lock_guard<std::mutex> lock(cache_->mutex);
+      std::unique_lock<std::shared_mutex> lock(cache_->mutex);
       if (cache_->units.size() >= options_.cache_capacity) cache_->units.clear();
       cache_->units.emplace(folded, cached_copy);
     }
