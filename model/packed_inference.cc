@@ -137,8 +137,6 @@ bool packed_inference_applies(const torch::Tensor& mask) {
 
 void set_packed_inference_enabled(bool enabled) { g_packed_inference.store(enabled); }
 
-bool packed_inference_enabled() { return g_packed_inference.load(); }
-
 torch::Tensor boundary_logits(Morpheus& model, const torch::Tensor& char_ids,
                               const torch::Tensor& mask) {
   const bool float_model = model->char_encoder->embed_proj->weight.scalar_type() == torch::kFloat;

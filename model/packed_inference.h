@@ -36,7 +36,6 @@ struct PackedWords {
 bool packed_inference_applies(const torch::Tensor& mask);
 // The packed path can be switched off (benchmarks compare it with the padded modules). Global.
 void set_packed_inference_enabled(bool enabled);
-bool packed_inference_enabled();
 
 // The final-layer gap logits of the segmentation path (see the file comment): packed when
 // packed_inference_applies, else model->boundary_detector(model->char_encoder(...)).logits.

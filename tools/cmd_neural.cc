@@ -171,7 +171,8 @@ Status run_boundaries(const BoundaryArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
   MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
-  std::string text;
+  Output out;
+  MORPHEUS_RETURN_IF_ERROR(out.open(args.out));
   constexpr size_t kBlock = 8192;
   for (size_t begin = 0; begin < words.size(); begin += kBlock) {
     std::vector<std::string> block;
@@ -179,6 +180,7 @@ Status run_boundaries(const BoundaryArgs& args) {
       block.push_back(tokenizer::fold_run(words[i]));
     }
     const std::vector<std::vector<float>> probs = seg->boundary_probabilities(block);
+    std::string text;
     for (size_t i = 0; i < block.size(); ++i) {
       text += block[i];
       text += '\t';
@@ -189,12 +191,9 @@ Status run_boundaries(const BoundaryArgs& args) {
       }
       text += '\n';
     }
+    MORPHEUS_RETURN_IF_ERROR(out.write(text));
   }
-  if (args.out == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return ok_status();
-  }
-  return write_file_atomic(args.out, text);
+  return out.close();
 }
 
 Status load_neighbor_model(const NeighborArgs& args, const std::string& why, NeighborModel* m) {
