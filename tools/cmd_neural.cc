@@ -389,7 +389,8 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       "Word list -> word<TAB>boundary probability of each gap (the model's, before "
       "the threshold and the root snap)");
   bnd->add_option("--model", bargs->model, "Tokenizer directory (morpheus export)")->required();
-  bnd->add_option("words", bargs->words, "One word per line (or word<TAB>count); lower-cased")
+  bnd->add_option("words", bargs->words,
+                  "One word per line (or word<TAB>count); printed lower-cased (Turkish rules)")
       ->required();
   bnd->add_option("-o,--output", bargs->out, "Output file, - for stdout")->capture_default_str();
   registry.add(bnd, [bargs] { return run_boundaries(*bargs); });

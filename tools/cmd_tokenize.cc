@@ -179,7 +179,7 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
           ->capture_default_str();
       cmd->add_option("--workers", args->workers,
-                      "Threads encoding the lines of a block (output in input order; the model "
+                      "Threads processing the lines of a block (output in input order; the model "
                       "co-process has its own --model-threads)")
           ->check(CLI::Range(1, 256))
           ->capture_default_str();
