@@ -11,7 +11,6 @@
 #include "core/check.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
-#include "tokenizer/pretokenizer.h"
 
 namespace morpheus::tokenizer {
 
@@ -188,7 +187,29 @@ void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* uni
   }
 }
 
-void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>* ids) const {
+void PieceCodec::whole_units(const std::string& folded, const std::u32string& folded_cps,
+                             std::vector<Unit>* units) const {
+  units->clear();
+  const auto it = piece_ids_.find(folded);
+  if (it != piece_ids_.end()) {
+    units->push_back({it->second, static_cast<uint32_t>(folded_cps.size())});
+  } else {
+    backoff_units(folded_cps, units);
+  }
+}
+
+bool PieceCodec::keeps_whole(const std::vector<Span>& spans, size_t k) const {
+  if (!options_.turkish_apostrophe) return false;
+  const auto kind = [&spans](size_t i) { return spans[i].kind; };
+  const bool proper_name = k + 2 < spans.size() && kind(k + 1) == SpanKind::kApostrophe &&
+                           kind(k + 2) == SpanKind::kLetter;
+  const bool suffix_chain = k >= 2 && kind(k - 1) == SpanKind::kApostrophe &&
+                            (kind(k - 2) == SpanKind::kLetter || kind(k - 2) == SpanKind::kDigit);
+  return proper_name || suffix_chain;
+}
+
+void PieceCodec::encode_letters(std::string_view original, bool whole,
+                                std::vector<int32_t>* ids) const {
   thread_local std::u32string orig_cps;
   thread_local std::u32string folded_cps;
   thread_local std::string folded;
@@ -202,7 +223,10 @@ void PieceCodec::encode_letters(std::string_view original, std::vector<int32_t>*
   }
   const std::vector<Unit>* units = nullptr;
   thread_local std::vector<Unit> cached_copy;
-  if (options_.cache_capacity > 0) {
+  if (whole) {
+    whole_units(folded, folded_cps, &local_units);
+    units = &local_units;
+  } else if (options_.cache_capacity > 0) {
     bool found = false;
     {
       std::shared_lock<std::shared_mutex> lock(cache_->mutex);
@@ -312,12 +336,13 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
   thread_local std::vector<Span> spans;
   spans.clear();
   pretokenize_into(text, spans);
-  for (const Span& span : spans) {
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Span& span = spans[k];
     const size_t before = ids->size();
     const std::string_view piece = span.text(text);
     switch (span.kind) {
       case SpanKind::kLetter:
-        encode_letters(piece, ids);
+        encode_letters(piece, keeps_whole(spans, k), ids);
         break;
       case SpanKind::kInvalid:
         ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(piece[0])));
@@ -404,7 +429,8 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
   std::u32string folded_cps;
   std::string folded;
   std::vector<Unit> units;
-  for (const Span& span : spans) {
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Span& span = spans[k];
     const std::string_view piece = span.text(word);
     if (span.kind != SpanKind::kLetter) {
       out.emplace_back(piece);
@@ -417,7 +443,11 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
       folded_cps[i] = unicode::to_lower(orig_cps[i], options_.turkish_case);
       utf8::append(folded_cps[i], folded);
     }
-    fold_units(folded, folded_cps, &units);
+    if (keeps_whole(spans, k)) {
+      whole_units(folded, folded_cps, &units);
+    } else {
+      fold_units(folded, folded_cps, &units);
+    }
     size_t cp = 0;
     for (const Unit& u : units) {
       out.push_back(utf8::encode(orig_cps.substr(cp, u.length)));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "tokenizer/pretokenizer.h"
 #include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer {
@@ -26,6 +27,11 @@ struct PieceCodecOptions {
   // ids (vocabulary pieces; a code point outside every piece costs its UTF-8 bytes), ties going
   // to the longest first piece. Off: one unit per code point.
   bool vocabulary_backoff = false;
+  // Turkish apostrophe convention: in "Ankara'da", "1990'larda", the letter run before an
+  // apostrophe that is followed by letters (a proper name) and the letter run after a letter or
+  // digit run and an apostrophe (its suffix chain) are not segmented: each is one piece when in
+  // the vocabulary, else the fewest vocabulary pieces inside it. Off: every run is segmented.
+  bool turkish_apostrophe = false;
 };
 
 // Id layout (documented contract; ids are stable for a given piece list):
@@ -42,6 +48,8 @@ struct PieceCodecOptions {
 //     folded run is split by the segmenter, and each piece becomes its piece id. A piece that is
 //     not in the vocabulary is split into code points, each its piece id or its bytes (or, with
 //     vocabulary_backoff, into the fewest vocabulary pieces inside it).
+//     With turkish_apostrophe, a proper name before an apostrophe and the suffix chain after one
+//     skip the segmenter (see PieceCodecOptions).
 //     Case: a run of >= 2 units, all in the vocabulary and all upper case, is <upper_word> +
 //     pieces. Otherwise case comes back per piece: nothing (all lower), <cap> (first upper, rest
 //     lower), <upper> (all upper), or, for any other pattern or a character whose case does not
@@ -114,7 +122,13 @@ class PieceCodec {
                   std::vector<Unit>* units) const;
   // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
   void backoff_units(const std::u32string& cps, std::vector<Unit>* units) const;
-  void encode_letters(std::string_view original, std::vector<int32_t>* ids) const;
+  // Units of a run that is not segmented: its piece id, else backoff_units.
+  void whole_units(const std::string& folded, const std::u32string& folded_cps,
+                   std::vector<Unit>* units) const;
+  // Whether spans[k] (a letter run) is kept whole by the apostrophe convention.
+  bool keeps_whole(const std::vector<Span>& spans, size_t k) const;
+  // `whole`: keeps_whole() of the run.
+  void encode_letters(std::string_view original, bool whole, std::vector<int32_t>* ids) const;
   void encode_other(std::string_view text, std::vector<int32_t>* ids) const;
 
   std::vector<std::string> pieces_;

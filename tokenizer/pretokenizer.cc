@@ -44,6 +44,16 @@ SpanKind classify_cp(char32_t cp, SpanKind previous, bool has_previous) {
   return SpanKind::kOther;
 }
 
+// Whether a '.' or ',' at `pos` sits between two digits ("12.5", "1,168"): it then continues the
+// digit span, so that a written number is one span.
+bool joins_digits(std::string_view text, size_t pos, const Span& open, bool has_open) {
+  if (!has_open || open.kind != SpanKind::kDigit) return false;
+  if (text[pos] != '.' && text[pos] != ',') return false;
+  if (pos + 1 >= text.size()) return false;
+  const utf8::Decoded next = utf8::decode_one(text, pos + 1);
+  return next.valid && classify_cp(next.code_point, SpanKind::kOther, false) == SpanKind::kDigit;
+}
+
 }  // namespace
 
 void pretokenize_into(std::string_view text, std::vector<Span>& out) {
@@ -52,8 +62,9 @@ void pretokenize_into(std::string_view text, std::vector<Span>& out) {
   Span open{SpanKind::kOther, 0, 0};
   while (pos < text.size()) {
     const utf8::Decoded d = utf8::decode_one(text, pos);
-    const SpanKind kind =
-        d.valid ? classify_cp(d.code_point, open.kind, has_open) : SpanKind::kInvalid;
+    SpanKind kind = d.valid ? classify_cp(d.code_point, open.kind, has_open) : SpanKind::kInvalid;
+    if (kind == SpanKind::kOther && joins_digits(text, pos, open, has_open))
+      kind = SpanKind::kDigit;
     const bool single = kind == SpanKind::kApostrophe || kind == SpanKind::kInvalid;
     if (has_open && open.kind == kind && !single) {
       open.end = pos + d.length;

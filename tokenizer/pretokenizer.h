@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Lossless pretokenizer: cuts text into spans whose concatenation is the input, byte for byte.
-//   "Ankara'da 2 kişi!" -> [Ankara][']['da][ ][2][ ][kişi][!]   (letter, apos, letter, space, ...)
+//   "Ankara'da 2,5 kişi!" -> [Ankara][']['da][ ][2,5][ ][kişi][!]  (letter, apos, letter, ...)
 // Span kinds:
 //   kLetter      a run of letters; combining marks continue it (core/unicode.h)
-//   kDigit       a run of decimal digits
+//   kDigit       a run of decimal digits; a '.' or ',' between two digits continues it, so a
+//                written number (12.5, 1,168, 24.11.2026) is one span
 //   kSpace       a run of white space (spaces, tabs, newlines, NBSP, ...)
 //   kApostrophe  one apostrophe character (' ’ ‘ ʼ ′), always a span of its own, so that
 //                "Türkiye’nin" gives the letter runs "Türkiye" and "nin"

@@ -298,5 +298,47 @@ TEST(PieceCodecTest, BackoffRandomTextRoundTripsExactly) {
   }
 }
 
+// Codec whose segmenter cuts every run into single code points, with the apostrophe convention.
+PieceCodec apostrophe_codec(bool turkish_apostrophe) {
+  PieceCodecOptions options;
+  options.turkish_apostrophe = turkish_apostrophe;
+  std::vector<std::string> pieces = {"a", "n", "k", "r",      "d",   "l",  "ı",
+                                     "e", "v", "'", "ankara", "lar", "da", "nın"};
+  return PieceCodec::create(std::move(pieces), by([](std::string_view w) {
+                              std::vector<std::string> out;
+                              for (size_t pos = 0; pos < w.size();) {
+                                const size_t n = utf8::decode_one(w, pos).length;
+                                out.emplace_back(w.substr(pos, n));
+                                pos += n;
+                              }
+                              return out;
+                            }),
+                            options)
+      .value();
+}
+
+TEST(PieceCodecTest, ApostropheKeepsProperNameAndSuffixChainWhole) {
+  const PieceCodec codec = apostrophe_codec(true);
+  EXPECT_EQ(codec.segment_word("Ankara'nın").value(),
+            (std::vector<std::string>{"Ankara", "'", "nın"}));
+  // A suffix chain outside the vocabulary: the fewest vocabulary pieces, not the segmenter's.
+  EXPECT_EQ(codec.segment_word("1990'larda").value(),
+            (std::vector<std::string>{"1990", "'", "lar", "da"}));
+  // Runs away from an apostrophe, and an apostrophe without letters on both sides, are segmented.
+  EXPECT_EQ(codec.segment_word("evde").value(), (std::vector<std::string>{"e", "v", "d", "e"}));
+  EXPECT_EQ(codec.segment_word("da'").value(), (std::vector<std::string>{"d", "a", "'"}));
+  EXPECT_EQ(codec.segment_word("'da").value(), (std::vector<std::string>{"'", "d", "a"}));
+  const std::vector<int32_t> ids = codec.encode("Ankara'nın").value();
+  EXPECT_EQ(ids, (std::vector<int32_t>{PieceCodec::kCapId, codec.piece_id("ankara"),
+                                       codec.piece_id("'"), codec.piece_id("nın")}));
+  EXPECT_EQ(round_trip(codec, "ANKARA'DA Ankara'larda"), "ANKARA'DA Ankara'larda");
+}
+
+TEST(PieceCodecTest, WithoutApostropheConventionEveryRunIsSegmented) {
+  const PieceCodec codec = apostrophe_codec(false);
+  EXPECT_EQ(codec.segment_word("Ankara'da").value(),
+            (std::vector<std::string>{"A", "n", "k", "a", "r", "a", "'", "d", "a"}));
+}
+
 }  // namespace
 }  // namespace morpheus::tokenizer

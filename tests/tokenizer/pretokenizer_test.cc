@@ -45,6 +45,17 @@ TEST(PretokenizerTest, DigitsWhitespaceAndPunctuationAreOwnSpans) {
   EXPECT_EQ(s, want);
 }
 
+TEST(PretokenizerTest, SeparatorBetweenDigitsJoinsTheNumber) {
+  using K = SpanKind;
+  const auto s = spans_of("%12.5 1,168 24.11.2026 3. ,5 1..2");
+  const std::vector<std::pair<SpanKind, std::string>> want = {
+      {K::kOther, "%"}, {K::kDigit, "12.5"},       {K::kSpace, " "},  {K::kDigit, "1,168"},
+      {K::kSpace, " "}, {K::kDigit, "24.11.2026"}, {K::kSpace, " "},  {K::kDigit, "3"},
+      {K::kOther, "."}, {K::kSpace, " "},          {K::kOther, ","},  {K::kDigit, "5"},
+      {K::kSpace, " "}, {K::kDigit, "1"},          {K::kOther, ".."}, {K::kDigit, "2"}};
+  EXPECT_EQ(s, want);
+}
+
 TEST(PretokenizerTest, CombiningMarkContinuesLetterRun) {
   const auto s = spans_of("i\u0307stanbul \u0301x");
   ASSERT_EQ(s.size(), 4u);
