@@ -56,7 +56,7 @@ std::vector<std::string> distinct_runs(const std::string& text) {
 }
 
 // Words/s of seg.segment_many over `words` (best of `reps`).
-double words_per_s(const morpheus::tools::NeuralSegmenter& seg,
+double words_per_s(const morpheus::infer::NeuralSegmenter& seg,
                    const std::vector<std::string>& words, int reps) {
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
@@ -84,8 +84,8 @@ size_t same_count(const std::vector<std::vector<std::string>>& a,
   return same;
 }
 
-void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
-            const morpheus::tools::NeuralSegmenter& old, const std::vector<std::string>& words,
+void report(const char* name, const morpheus::infer::NeuralSegmenter& fast,
+            const morpheus::infer::NeuralSegmenter& old, const std::vector<std::string>& words,
             double spm, int reps) {
   const double old_rate = words_per_s(old, words, reps);
   const double fast_rate = words_per_s(fast, words, reps);
@@ -113,9 +113,9 @@ void report(const char* name, const morpheus::tools::NeuralSegmenter& fast,
 void report_int8(const char* name, const morpheus::model::Morpheus& model,
                  const morpheus::train::CharVocab& chars, const std::vector<std::string>& words,
                  const std::vector<double>& guards, int reps) {
-  morpheus::tools::NeuralSegmenterOptions options;
+  morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
-  const morpheus::tools::NeuralSegmenter float_seg(model, chars, options);
+  const morpheus::infer::NeuralSegmenter float_seg(model, chars, options);
   const double float_rate = words_per_s(float_seg, words, reps);
   const auto want = float_seg.segment_many(words);
   std::printf("%s: float %.0f words/s\n", name, float_rate);
@@ -124,7 +124,7 @@ void report_int8(const char* name, const morpheus::model::Morpheus& model,
     // Each fixed guard, then the calibrated one (the default).
     options.int8_calibrate = g == guards.size();
     options.int8_guard = options.int8_calibrate ? 0 : guards[g];
-    const morpheus::tools::NeuralSegmenter seg(model, chars, options);
+    const morpheus::infer::NeuralSegmenter seg(model, chars, options);
     if (!seg.int8()) {
       std::printf("  int8 unavailable (%s)\n", seg.int8_status().to_string().c_str());
       return;
@@ -147,10 +147,10 @@ void sweep(const morpheus::model::Morpheus& model, const morpheus::train::CharVo
   while (begin < sizes.size()) {
     size_t end = sizes.find(',', begin);
     if (end == std::string::npos) end = sizes.size();
-    morpheus::tools::NeuralSegmenterOptions options;
+    morpheus::infer::NeuralSegmenterOptions options;
     options.cache_capacity = 0;
     options.max_batch_chars = std::stoll(sizes.substr(begin, end - begin));
-    morpheus::tools::NeuralSegmenter seg(model, chars, options);
+    morpheus::infer::NeuralSegmenter seg(model, chars, options);
     std::printf("  batch %lld positions: %.0f words/s\n",
                 static_cast<long long>(options.max_batch_chars), words_per_s(seg, words, 1));
     begin = end + 1;
@@ -259,9 +259,9 @@ int main(int argc, char** argv) {
     (void)write_file_atomic(words_file, lines);
     return w;
   };
-  tools::NeuralSegmenterOptions fast_options;
+  infer::NeuralSegmenterOptions fast_options;
   fast_options.cache_capacity = 0;
-  tools::NeuralSegmenterOptions old_options = fast_options;
+  infer::NeuralSegmenterOptions old_options = fast_options;
   old_options.max_batch_chars = 1 << 15;
   if (!tokdir.empty()) {
     StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(tokdir, "model"));
@@ -272,8 +272,8 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> words = take(tiny_words);
     const double spm = spm_words_per_s(spm_model, words_file, words.size());
-    tools::NeuralSegmenter fast(*m, *chars, fast_options);
-    tools::NeuralSegmenter old(*m, *chars, old_options);
+    infer::NeuralSegmenter fast(*m, *chars, fast_options);
+    infer::NeuralSegmenter old(*m, *chars, old_options);
     report(("model of " + tokdir).c_str(), fast, old, words, spm, reps);
     report_int8(("model of " + tokdir).c_str(), *m, *chars, words, guards, reps);
     sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""));
@@ -293,8 +293,8 @@ int main(int argc, char** argv) {
     model::Morpheus model(config);
     const std::vector<std::string> words = take(paper_words);
     const double spm = spm_words_per_s(spm_model, words_file, words.size());
-    tools::NeuralSegmenter fast(model, chars, fast_options);
-    tools::NeuralSegmenter old(model, chars, old_options);
+    infer::NeuralSegmenter fast(model, chars, fast_options);
+    infer::NeuralSegmenter old(model, chars, old_options);
     report("random paper-size model", fast, old, words, spm, 1);
     report_int8("random paper-size model", model, chars, words, guards, 1);
     sweep(model, chars, words, arg(argc, argv, "--sweep", ""));

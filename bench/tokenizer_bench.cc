@@ -123,9 +123,9 @@ LetterRuns collect_letter_runs(const std::vector<std::string>& lines) {
 void bench_cold_segmentation(const morpheus::model::Morpheus& model,
                              const morpheus::train::CharVocab& chars_vocab,
                              const std::unordered_set<std::string>& folded_set) {
-  morpheus::tools::NeuralSegmenterOptions options;
+  morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
-  morpheus::tools::NeuralSegmenter seg(model, chars_vocab, options);
+  morpheus::infer::NeuralSegmenter seg(model, chars_vocab, options);
   const std::vector<std::string> runs(folded_set.begin(), folded_set.end());
   const auto t = Clock::now();
   seg.segment_many(runs);
@@ -143,9 +143,9 @@ struct InProcessSpeed {
 // In process: warm encode (second pass) and decode of the tokenizer under `tok`.
 morpheus::StatusOr<InProcessSpeed> bench_in_process(const std::string& tok, const Corpus& corpus) {
   using namespace morpheus;
-  auto loaded = tools::NeuralTokenizer::load(tok);
+  auto loaded = infer::NeuralTokenizer::load(tok);
   if (!loaded.ok()) return loaded.status();
-  const tools::NeuralTokenizer& t = **loaded;
+  const infer::NeuralTokenizer& t = **loaded;
   const std::vector<std::string>& lines = corpus.lines;
   std::vector<std::vector<int32_t>> ids(lines.size());
   MORPHEUS_RETURN_IF_ERROR(t.prefetch(lines));
@@ -300,13 +300,13 @@ int main(int argc, char** argv) {
               static_cast<long long>(model::count_parameters(*model)), torch::get_num_threads());
 
   bench_cold_segmentation(model, chars_vocab, runs.folded_set);
-  tools::ExportOptions ex;
+  infer::ExportOptions ex;
   ex.checkpoint = ckpt;
   ex.words = words_path;
   ex.out = tok;
   ex.vocab_size = 32000;
   ex.min_count = 1;
-  if (Status s = tools::export_tokenizer(ex); !s.ok()) {
+  if (Status s = infer::export_tokenizer(ex); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.to_string().c_str());
     return 1;
   }

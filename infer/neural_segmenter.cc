@@ -19,7 +19,7 @@
 #include "model/linear.h"
 #include "model/packed_inference.h"
 
-namespace morpheus::tools {
+namespace morpheus::infer {
 
 struct NeuralSegmenter::Cache {
   using Entry = std::pair<std::u32string, std::vector<uint8_t>>;
@@ -384,4 +384,4 @@ torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) cons
   return out;
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::infer

@@ -22,7 +22,7 @@
 #include "train/root_correction.h"
 #include "train/vocab.h"
 
-namespace morpheus::tools {
+namespace morpheus::infer {
 
 struct NeuralSegmenterOptions {
   size_t cache_capacity = 1 << 20;  // distinct chunks kept (LRU); 0 disables the cache
@@ -136,4 +136,4 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   std::unique_ptr<Cache> cache_;
 };
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::infer

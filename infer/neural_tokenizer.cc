@@ -23,7 +23,7 @@
 #include "model/checkpoint.h"
 #include "tokenizer/pretokenizer.h"
 
-namespace morpheus::tools {
+namespace morpheus::infer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -311,9 +311,9 @@ json tokenizer_config(const ExportOptions& options, const model::Morpheus& model
   StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
   const std::string source_sum =
       source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
-  return json{{"format_version", kTokenizerFormatVersion},
+  return json{{"format_version", tokenizer::kTokenizerFormatVersion},
               {"source_checkpoint_model_pt_fnv1a64", source_sum},
-              {"kind", kTokenizerKind},
+              {"kind", tokenizer::kTokenizerKind},
               {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
               {"num_pieces", state.pieces.size()},
               {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
@@ -321,6 +321,7 @@ json tokenizer_config(const ExportOptions& options, const model::Morpheus& model
               {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
               {"turkish_case", true},
               {"vocabulary_backoff", "fewest pieces inside each model piece"},
+              {"turkish_apostrophe", true},
               {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
               {"root_snap", options.root_snap},
               {"max_word_len", model->config.max_word_len},
@@ -338,8 +339,8 @@ StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& o
                                   model::Morpheus model, ExportState* state) {
   MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model, {}));
   MORPHEUS_RETURN_IF_ERROR(copy_file(state->chars_path, path_join(dir, "char_vocab.json")));
-  std::vector<std::string> checked = {"pieces.json", kSegmentTableFile, "char_vocab.json",
-                                      "model/model.pt", "model/config.json"};
+  std::vector<std::string> checked = {"pieces.json", tokenizer::kSegmentTableFile,
+                                      "char_vocab.json", "model/model.pt", "model/config.json"};
   if (options.root_snap) {
     MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(dir, "root_snap")));
     MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(dir, kRootSnapRoots)));
@@ -349,8 +350,9 @@ StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& o
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(dir, "pieces.json"),
                         json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(
-      path_join(dir, kSegmentTableFile), SegmentTable::serialize(std::move(state->table_entries))));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(dir, tokenizer::kSegmentTableFile),
+                        SegmentTable::serialize(std::move(state->table_entries))));
   std::string words_tsv;
   for (const auto& [word, count] : state->words) {
     words_tsv += word + "\t" + std::to_string(count) + "\n";
@@ -368,7 +370,8 @@ StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& o
 // no model), added to `config`.
 Status add_self_tests(const std::string& dir, const NeuralSegmenter& segmenter,
                       const ExportState& state, json* config) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok, TokenizerDir::load(dir, false, {}));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> tok,
+                            tokenizer::TokenizerDir::load(dir, false, {}));
   const std::vector<std::string> decisive = decisive_runs(segmenter, state.words);
   const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
   for (size_t i = 0; i < decisive.size(); ++i) {
@@ -460,7 +463,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
                                                                 const json& config,
                                                                 NeuralSegmenterOptions options) {
   for (const char* f : {"model/model.pt", "model/config.json", "char_vocab.json"}) {
-    MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(path_join(dir, "model")));
@@ -475,7 +478,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
   if (config.value("root_snap", false)) {
     for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
-      MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
+      MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
     }
     MORPHEUS_ASSIGN_OR_RETURN(options.root_snap, load_root_snap(path_join(dir, kRootSnapRoots),
                                                                 path_join(dir, kRootSnapSuffixes)));
@@ -546,8 +549,8 @@ StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::stri
                                                                  bool self_test,
                                                                  NeuralSegmenterOptions options) {
   std::unique_ptr<NeuralTokenizer> tok(new NeuralTokenizer());
-  MORPHEUS_ASSIGN_OR_RETURN(tok->dir_,
-                            TokenizerDir::load(dir, self_test, in_process_model(options)));
+  MORPHEUS_ASSIGN_OR_RETURN(
+      tok->dir_, tokenizer::TokenizerDir::load(dir, self_test, in_process_model(options)));
   return tok;
 }
 
@@ -561,4 +564,4 @@ StatusOr<const NeuralSegmenter*> NeuralTokenizer::segmenter() const {
   return neural;
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::infer

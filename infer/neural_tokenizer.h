@@ -27,7 +27,7 @@
 #include "tokenizer/segmenter.h"
 #include "tokenizer/tokenizer_dir.h"
 
-namespace morpheus::tools {
+namespace morpheus::infer {
 
 struct ExportOptions {
   std::string checkpoint;     // inference or training checkpoint dir with char_vocab.json
@@ -78,7 +78,7 @@ class NeuralTokenizer {
                                                          NeuralSegmenterOptions options = {});
 
   const tokenizer::PieceCodec& codec() const { return dir_->codec(); }
-  const TokenizerDir& tokenizer() const { return *dir_; }
+  const tokenizer::TokenizerDir& tokenizer() const { return *dir_; }
   const std::string& dir() const { return dir_->dir(); }
   // The model segmenter, loaded (and checked) on the first call; later calls return it or the
   // same error.
@@ -93,7 +93,7 @@ class NeuralTokenizer {
 
  private:
   NeuralTokenizer() = default;
-  std::unique_ptr<TokenizerDir> dir_;
+  std::unique_ptr<tokenizer::TokenizerDir> dir_;
 };
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::infer

@@ -32,10 +32,10 @@ class Embedder {
     const torch::Device resolved = value_or_raise(model::resolve_device(device));
     model::configure_device(resolved);
     if (threads > 0) torch::set_num_threads(threads);
-    tools::NeuralSegmenterOptions options;
+    infer::NeuralSegmenterOptions options;
     options.cache_capacity = 0;  // as `morpheus embed`
     options.device = resolved;
-    tok_ = value_or_raise(tools::NeuralTokenizer::load(path, true, options));
+    tok_ = value_or_raise(infer::NeuralTokenizer::load(path, true, options));
     seg_ = value_or_raise(tok_->segmenter());
   }
 
@@ -57,8 +57,8 @@ class Embedder {
 
  private:
   size_t batch_size_;
-  std::unique_ptr<tools::NeuralTokenizer> tok_;
-  const tools::NeuralSegmenter* seg_ = nullptr;
+  std::unique_ptr<infer::NeuralTokenizer> tok_;
+  const infer::NeuralSegmenter* seg_ = nullptr;
 };
 
 }  // namespace

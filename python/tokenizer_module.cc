@@ -32,7 +32,7 @@ constexpr const char* kBuildTorchBinary = "";
 #endif
 
 // Encodes texts[begin, end) into ids[begin, end); the first error wins.
-Status encode_range(const tools::TokenizerDir& tok, const std::vector<std::string>& texts,
+Status encode_range(const tokenizer::TokenizerDir& tok, const std::vector<std::string>& texts,
                     size_t begin, size_t end, std::vector<std::vector<int32_t>>* ids) {
   for (size_t i = begin; i < end; ++i) {
     const Status s = tok.encode(texts[i], &(*ids)[i], false);
@@ -49,11 +49,11 @@ class Tokenizer {
       : cache_file_(cache_file) {
     tokenizer::SegmenterSpec model;
     if (!model_server.empty()) {
-      tools::ModelRequest request;
+      tokenizer::ModelRequest request;
       request.cache = cache;
-      model = tools::model_server_factory(model_server, request);
+      model = tokenizer::model_server_factory(model_server, request);
     }
-    dir_ = value_or_raise(tools::TokenizerDir::load(path, self_test, std::move(model)));
+    dir_ = value_or_raise(tokenizer::TokenizerDir::load(path, self_test, std::move(model)));
     if (!cache_file.empty()) check(dir_->attach_cache(cache_file));
   }
 
@@ -146,7 +146,7 @@ class Tokenizer {
   }
 
   std::string cache_file_;
-  std::unique_ptr<tools::TokenizerDir> dir_;
+  std::unique_ptr<tokenizer::TokenizerDir> dir_;
 };
 
 }  // namespace

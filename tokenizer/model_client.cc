@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/subprocess.h"
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
 
 std::string one_line(std::string s) {
@@ -50,7 +50,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 // "morpheus-server". segment() is const for the interface but drives the socket: one caller at a
 // time (TokenizerDir holds its lock around every call).
-class ServerSegmenter : public tokenizer::Segmenter {
+class ServerSegmenter : public Segmenter {
  public:
   ServerSegmenter(pid_t pid, int fd, std::FILE* in) : pid_(pid), fd_(fd), in_(in) {}
   ~ServerSegmenter() override {
@@ -61,7 +61,7 @@ class ServerSegmenter : public tokenizer::Segmenter {
     ::waitpid(pid_, &status, 0);
   }
 
-  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
+  StatusOr<Segmentation> segment(const std::vector<std::string>& runs) const override {
     MORPHEUS_RETURN_IF_ERROR(send_request(runs));
     return read_answers();
   }
@@ -70,7 +70,7 @@ class ServerSegmenter : public tokenizer::Segmenter {
   // The server reads a whole request before it answers, so a request can be sent while this
   // process works on something else; the answers wait in the socket until receive().
   Status send(const std::vector<std::string>& runs) override { return send_request(runs); }
-  StatusOr<tokenizer::Segmentation> receive() override { return read_answers(); }
+  StatusOr<Segmentation> receive() override { return read_answers(); }
 
   // Reads the READY/ERROR greeting.
   Status greeting() {
@@ -95,8 +95,8 @@ class ServerSegmenter : public tokenizer::Segmenter {
     return ok_status();
   }
 
-  StatusOr<tokenizer::Segmentation> read_answers() const {
-    tokenizer::Segmentation out;
+  StatusOr<Segmentation> read_answers() const {
+    Segmentation out;
     out.reserve(expected_);
     std::string line;
     for (size_t i = 0; i < expected_; ++i) {
@@ -133,8 +133,7 @@ class ServerSegmenter : public tokenizer::Segmenter {
 };
 
 // "morpheus-server": starts options.binary as the model server of the directory spec.path.
-StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_server(
-    const tokenizer::SegmenterSpec& spec) {
+StatusOr<std::unique_ptr<Segmenter>> create_server(const SegmenterSpec& spec) {
   const std::string binary = spec.options.value("binary", std::string());
   const size_t cache = spec.options.value("cache", size_t{1} << 20);
   const int threads = spec.options.value("threads", 0);
@@ -162,24 +161,22 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_server(
   }
   auto server = std::make_unique<ServerSegmenter>(*pid, sv[0], in);
   MORPHEUS_RETURN_IF_ERROR(server->greeting());
-  return std::unique_ptr<tokenizer::Segmenter>(std::move(server));
+  return std::unique_ptr<Segmenter>(std::move(server));
 }
 
 }  // namespace
 
-tokenizer::SegmenterSpec model_server_factory(const std::string& binary,
-                                              const ModelRequest& request) {
+SegmenterSpec model_server_factory(const std::string& binary, const ModelRequest& request) {
   static std::once_flag registered;
-  std::call_once(registered,
-                 [] { tokenizer::register_segmenter("morpheus-server", create_server); });
-  tokenizer::SegmenterSpec spec;
+  std::call_once(registered, [] { register_segmenter("morpheus-server", create_server); });
+  SegmenterSpec spec;
   spec.name = "morpheus-server";
   spec.options = {{"binary", binary}, {"cache", request.cache}, {"threads", request.threads}};
   return spec;
 }
 
-Status serve_model(const std::function<StatusOr<tokenizer::Segmenter*>()>& load) {
-  StatusOr<tokenizer::Segmenter*> model = load();
+Status serve_model(const std::function<StatusOr<Segmenter*>()>& load) {
+  StatusOr<Segmenter*> model = load();
   if (!model.ok()) {
     const std::string line = "ERROR\t" + std::to_string(static_cast<int>(model.status().code())) +
                              "\t" + one_line(model.status().message()) + "\t" +
@@ -218,4 +215,4 @@ Status serve_model(const std::function<StatusOr<tokenizer::Segmenter*>()>& load)
   return ok_status();
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -15,7 +15,7 @@
 #include "core/status.h"
 #include "tokenizer/segmenter.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 
 // What a tokenizer asks of the model that segments the letter runs its table lacks.
 struct ModelRequest {
@@ -27,11 +27,10 @@ struct ModelRequest {
 // it starts `binary` (the LibTorch morpheus) as the model server of the directory at spec.path:
 // `binary [--threads N] model-server --model DIR --cache C`. Options {"binary": path,
 // "cache": runs, "threads": n}.
-tokenizer::SegmenterSpec model_server_factory(const std::string& binary,
-                                              const ModelRequest& request);
+SegmenterSpec model_server_factory(const std::string& binary, const ModelRequest& request);
 
 // The model server loop on stdin/stdout. `load` creates the model segmenter (its error is sent
 // as the ERROR line and returned).
-Status serve_model(const std::function<StatusOr<tokenizer::Segmenter*>()>& load);
+Status serve_model(const std::function<StatusOr<Segmenter*>()>& load);
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -14,11 +14,10 @@
 #include "core/utf8.h"
 #include "tokenizer/pretokenizer.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
 
 using nlohmann::json;
-using tokenizer::fold_run_into;
 
 }  // namespace
 
@@ -26,24 +25,24 @@ struct TokenizerDir::State {
   std::mutex mutex;
   bool created = false;
   Status error = ok_status();
-  std::unique_ptr<tokenizer::Segmenter> model;
+  std::unique_ptr<Segmenter> model;
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
-  std::unique_ptr<tokenizer::SegmentCache> disk;  // --cache-file, when attached
-  RunStats stats;                                 // mutex held
-  std::unordered_set<std::string> known;          // runs prefetch has resolved or sent to the model
+  std::unique_ptr<SegmentCache> disk;     // --cache-file, when attached
+  RunStats stats;                         // mutex held
+  std::unordered_set<std::string> known;  // runs prefetch has resolved or sent to the model
 
   // Creates the model once (mutex held by the caller).
-  Status ensure(const std::string& dir, const tokenizer::SegmenterSpec& spec) {
+  Status ensure(const std::string& dir, const SegmenterSpec& spec) {
     if (!created) {
       created = true;
       if (spec.name.empty()) {
         error = failed_precondition("no model segmenter for letter runs outside the table");
       } else {
-        tokenizer::SegmenterSpec at_dir = spec;
+        SegmenterSpec at_dir = spec;
         at_dir.path = dir;
-        StatusOr<std::unique_ptr<tokenizer::Segmenter>> m = tokenizer::create_segmenter(at_dir);
+        StatusOr<std::unique_ptr<Segmenter>> m = create_segmenter(at_dir);
         if (m.ok()) {
           model = std::move(*m);
         } else {
@@ -54,8 +53,7 @@ struct TokenizerDir::State {
     return error;
   }
   // Starts `runs` through the model (mutex held); finish() stores the answers.
-  Status start(const std::string& dir, const tokenizer::SegmenterSpec& spec,
-               std::vector<std::string> runs) {
+  Status start(const std::string& dir, const SegmenterSpec& spec, std::vector<std::string> runs) {
     MORPHEUS_RETURN_IF_ERROR(finish());
     MORPHEUS_RETURN_IF_ERROR(ensure(dir, spec));
     const Status s = model->send(runs);
@@ -93,8 +91,7 @@ struct TokenizerDir::State {
     return ok_status();
   }
   // Runs `runs` through the model and stores the answers (mutex held).
-  Status run(const std::string& dir, const tokenizer::SegmenterSpec& spec,
-             std::vector<std::string> runs) {
+  Status run(const std::string& dir, const SegmenterSpec& spec, std::vector<std::string> runs) {
     MORPHEUS_RETURN_IF_ERROR(start(dir, spec, std::move(runs)));
     return finish();
   }
@@ -130,7 +127,7 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
 
 // The codec's segmenter: folded letter runs through TokenizerDir::segment_run (table, cache
 // file, model). An error leaves the run whole; TokenizerDir::encode reports it.
-class TokenizerDir::RunTable : public tokenizer::WordSegmenter {
+class TokenizerDir::RunTable : public WordSegmenter {
  public:
   explicit RunTable(const TokenizerDir* dir) : dir_(dir) {}
   std::vector<std::string> cut(std::string_view folded) const override {
@@ -176,7 +173,7 @@ std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) cons
 }
 
 StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& dir, bool self_test,
-                                                           tokenizer::SegmenterSpec model) {
+                                                           SegmenterSpec model) {
   const std::string config_path = path_join(dir, "tokenizer.json");
   if (!file_exists(config_path)) {
     return not_found("no tokenizer.json in " + dir,
@@ -217,18 +214,18 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
                      "re-run morpheus export");
   }
   const std::string table_path = path_join(dir, kSegmentTableFile);
-  MORPHEUS_ASSIGN_OR_RETURN(tok->table_,
-                            tokenizer::SegmentTable::parse(std::move(image), table_path));
+  MORPHEUS_ASSIGN_OR_RETURN(tok->table_, SegmentTable::parse(std::move(image), table_path));
 
-  tokenizer::PieceCodecOptions codec_options;
+  PieceCodecOptions codec_options;
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
-  StatusOr<tokenizer::PieceCodec> codec = tokenizer::PieceCodec::create(
-      std::move(pieces), std::make_shared<RunTable>(tok.get()), codec_options);
+  codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
+  StatusOr<PieceCodec> codec =
+      PieceCodec::create(std::move(pieces), std::make_shared<RunTable>(tok.get()), codec_options);
   if (!codec.ok()) {
     return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
   }
-  tok->codec_ = std::make_unique<tokenizer::PieceCodec>(std::move(*codec));
+  tok->codec_ = std::make_unique<PieceCodec>(std::move(*codec));
   const int64_t vocab_size = config.value("vocab_size", int64_t{-1});
   if (vocab_size != tok->codec_->vocab_size()) {
     return data_loss(config_path + " says vocab_size " + std::to_string(vocab_size) + " but " +
@@ -273,14 +270,14 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
                                               uint64_t* words) {
   std::vector<std::string> runs;
   std::unordered_set<std::string> seen;
-  std::vector<tokenizer::Span> spans;
+  std::vector<Span> spans;
   std::string folded;
   for (const std::string& text : texts) {
     if (!utf8::is_valid(text)) continue;
     spans.clear();
-    tokenizer::pretokenize_into(text, spans);
-    for (const tokenizer::Span& span : spans) {
-      if (span.kind != tokenizer::SpanKind::kLetter) continue;
+    pretokenize_into(text, spans);
+    for (const Span& span : spans) {
+      if (span.kind != SpanKind::kLetter) continue;
       ++*words;
       fold_run_into(span.text(text), &folded);
       if (seen.insert(folded).second) runs.push_back(folded);
@@ -331,8 +328,7 @@ Status TokenizerDir::prefetch(const std::vector<std::string>& texts) const {
 }
 
 Status TokenizerDir::attach_cache(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::SegmentCache> cache,
-                            tokenizer::SegmentCache::open(path, id_));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SegmentCache> cache, SegmentCache::open(path, id_));
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->disk = std::move(cache);
   return ok_status();
@@ -357,7 +353,7 @@ StatusOr<std::vector<std::string>> TokenizerDir::segment_word(std::string_view w
   return pieces;
 }
 
-StatusOr<tokenizer::Segmenter*> TokenizerDir::model() const {
+StatusOr<Segmenter*> TokenizerDir::model() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   MORPHEUS_RETURN_IF_ERROR(state_->ensure(dir_, model_));
   return state_->model.get();
@@ -371,4 +367,4 @@ bool TokenizerDir::model_created() const {
 uint64_t TokenizerDir::table_hits() const { return state_->table_hits.load(); }
 uint64_t TokenizerDir::model_runs() const { return state_->model_runs.load(); }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

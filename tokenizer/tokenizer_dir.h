@@ -26,7 +26,7 @@
 #include "tokenizer/segment_table.h"
 #include "tokenizer/segmenter.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 
 constexpr int kTokenizerFormatVersion = 2;
 constexpr const char* kTokenizerKind = "morpheus-tokenizer";
@@ -45,13 +45,13 @@ class TokenizerDir {
   // its path is set to `dir`) is created at most once, on the first letter run missing from the
   // table (an empty name: such runs fail with FAILED_PRECONDITION).
   static StatusOr<std::unique_ptr<TokenizerDir>> load(const std::string& dir, bool self_test,
-                                                      tokenizer::SegmenterSpec model);
+                                                      SegmenterSpec model);
   ~TokenizerDir();
   TokenizerDir(const TokenizerDir&) = delete;
   TokenizerDir& operator=(const TokenizerDir&) = delete;
 
-  const tokenizer::PieceCodec& codec() const { return *codec_; }
-  const tokenizer::SegmentTable& table() const { return table_; }
+  const PieceCodec& codec() const { return *codec_; }
+  const SegmentTable& table() const { return table_; }
   const nlohmann::json& config() const { return config_; }
   const std::string& dir() const { return dir_; }
 
@@ -78,7 +78,7 @@ class TokenizerDir {
   // Checks `relative` (a file of the directory) against its checksum in tokenizer.json.
   Status verify_file(const std::string& relative) const;
   // The model segmenter (created on first use; owned by this directory), or its creation error.
-  StatusOr<tokenizer::Segmenter*> model() const;
+  StatusOr<Segmenter*> model() const;
   bool model_created() const;
   // Letter runs answered by the table / sent to the model since loading.
   uint64_t table_hits() const;
@@ -102,11 +102,11 @@ class TokenizerDir {
   std::string dir_;
   uint64_t id_ = 0;
   nlohmann::json config_;
-  tokenizer::SegmentTable table_;
-  std::unique_ptr<tokenizer::PieceCodec> codec_;
-  tokenizer::SegmenterSpec model_;
+  SegmentTable table_;
+  std::unique_ptr<PieceCodec> codec_;
+  SegmenterSpec model_;
   struct State;
   std::unique_ptr<State> state_;
 };
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

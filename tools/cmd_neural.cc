@@ -30,7 +30,7 @@ namespace morpheus::tools {
 namespace {
 
 struct ExportArgs {
-  ExportOptions options;
+  infer::ExportOptions options;
   std::string data;
 };
 
@@ -63,23 +63,24 @@ Status run_export(ExportArgs args) {
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
   }
   if (!args.data.empty()) args.options.words = path_join(args.data, "words.tsv");
-  ExportSummary summary;
-  MORPHEUS_RETURN_IF_ERROR(export_tokenizer(args.options, &summary));
+  infer::ExportSummary summary;
+  MORPHEUS_RETURN_IF_ERROR(infer::export_tokenizer(args.options, &summary));
   MORPHEUS_LOG(kInfo, "export: wrote ", args.options.out, " (", summary.pieces, " pieces from ",
                summary.letter_runs, " letter runs of ", summary.word_types, " word types, ",
                summary.seconds, " s)");
   return ok_status();
 }
 
-StatusOr<std::unique_ptr<NeuralTokenizer>> load_tokenizer(const std::string& dir, size_t cache) {
-  NeuralSegmenterOptions options;
+StatusOr<std::unique_ptr<infer::NeuralTokenizer>> load_tokenizer(const std::string& dir,
+                                                                 size_t cache) {
+  infer::NeuralSegmenterOptions options;
   options.cache_capacity = cache;
-  return NeuralTokenizer::load(dir, true, options);
+  return infer::NeuralTokenizer::load(dir, true, options);
 }
 
 // Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
 StatusOr<std::vector<std::string>> read_word_list(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(auto counts, read_word_counts(path));
+  MORPHEUS_ASSIGN_OR_RETURN(auto counts, infer::read_word_counts(path));
   std::vector<std::string> words;
   words.reserve(counts.size());
   for (auto& entry : counts) words.push_back(std::move(entry.first));
@@ -105,8 +106,9 @@ Status run_embed(const EmbedArgs& args) {
                               "one word per line (optionally word<TAB>count)");
     }
   }
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
-  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
+                            load_tokenizer(args.model, 0));
+  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
   const torch::Tensor emb = embed_words(*seg, words);
   const int64_t n = emb.size(0);
   const int64_t d = emb.size(1);
@@ -150,8 +152,8 @@ Status run_embed(const EmbedArgs& args) {
 
 // The model of --model, loaded on first need.
 struct NeighborModel {
-  std::unique_ptr<NeuralTokenizer> tok;
-  const NeuralSegmenter* seg = nullptr;
+  std::unique_ptr<infer::NeuralTokenizer> tok;
+  const infer::NeuralSegmenter* seg = nullptr;
 };
 
 // Candidate words with their vectors [V,D] (not yet normalised) or their FAISS index, and the
@@ -169,8 +171,9 @@ struct NeighborSpace {
 // word<TAB>p1 p2 ... per word of the list (the model's gap probabilities, lower-cased word).
 Status run_boundaries(const BoundaryArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralTokenizer> tok, load_tokenizer(args.model, 0));
-  MORPHEUS_ASSIGN_OR_RETURN(const NeuralSegmenter* seg, tok->segmenter());
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
+                            load_tokenizer(args.model, 0));
+  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.out));
   constexpr size_t kBlock = 8192;
@@ -346,11 +349,11 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
-  register_tokenize_commands(app, registry, [](const ModelRequest& request) {
+  register_tokenize_commands(app, registry, [](const tokenizer::ModelRequest& request) {
     if (request.threads > 0) torch::set_num_threads(request.threads);
-    NeuralSegmenterOptions options;
+    infer::NeuralSegmenterOptions options;
     options.cache_capacity = request.cache;
-    return in_process_model(options);
+    return infer::in_process_model(options);
   });
 
   // The model server of the torch-free `morpheus` (tokenizer/model_client.h); not for users.
@@ -364,11 +367,11 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   server->add_option("--model", sargs->model, "Tokenizer directory")->required();
   server->add_option("--cache", sargs->cache, "Words kept in the segmentation cache (LRU)");
   registry.add(server, [sargs] {
-    NeuralSegmenterOptions options;
+    infer::NeuralSegmenterOptions options;
     options.cache_capacity = sargs->cache;
-    StatusOr<std::unique_ptr<NeuralTokenizer>> tok =
-        NeuralTokenizer::load(sargs->model, false, options);
-    return serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
+    StatusOr<std::unique_ptr<infer::NeuralTokenizer>> tok =
+        infer::NeuralTokenizer::load(sargs->model, false, options);
+    return tokenizer::serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
       if (!tok.ok()) return tok.status();
       MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());
       return (*tok)->tokenizer().model();

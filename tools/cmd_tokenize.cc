@@ -26,7 +26,7 @@ struct RunArgs {
   bool allow_invalid = false;
   bool text = false;
   std::string shard;
-  ModelRequest request;  // --cache, --model-threads
+  tokenizer::ModelRequest request;  // --cache, --model-threads
   std::string cache_file;
   size_t block_lines = 4096;
   size_t workers = 1;
@@ -40,8 +40,8 @@ struct CacheArgs {
 
 // One line of `segment --text`: a JSON array of the pieces of every span, in order; an invalid
 // byte (with --allow-invalid) is {"byte": value}. Concatenating the strings gives the line.
-Status segment_text_line(const TokenizerDir& tok, std::string_view line, bool allow_invalid,
-                         std::string* out) {
+Status segment_text_line(const tokenizer::TokenizerDir& tok, std::string_view line,
+                         bool allow_invalid, std::string* out) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<tokenizer::Span> spans,
                             tokenizer::pretokenize(line, allow_invalid));
   nlohmann::json row = nlohmann::json::array();
@@ -61,8 +61,8 @@ Status segment_text_line(const TokenizerDir& tok, std::string_view line, bool al
 
 // Progress note: shares of the distinct letter runs answered by the table / the cache file /
 // the model; *words = letter runs so far.
-std::string run_note(const TokenizerDir& tok, uint64_t* words) {
-  const TokenizerDir::RunStats s = tok.run_stats();
+std::string run_note(const tokenizer::TokenizerDir& tok, uint64_t* words) {
+  const tokenizer::TokenizerDir::RunStats s = tok.run_stats();
   *words = s.words;
   const auto pct = [&s](uint64_t n) {
     return std::to_string(s.runs == 0 ? 0 : (100 * n + s.runs / 2) / s.runs) + "%";
@@ -94,8 +94,8 @@ Status run_cache(const CacheArgs& args, const std::string& mode) {
     return invalid_argument("cache merge needs --model TOKDIR and -o OUT",
                             "morpheus cache merge --model TOKDIR -o merged.cache a.cache b.cache");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> tok,
-                            TokenizerDir::load(args.model, false, {}));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> tok,
+                            tokenizer::TokenizerDir::load(args.model, false, {}));
   tokenizer::MergeSummary summary;
   MORPHEUS_RETURN_IF_ERROR(
       tokenizer::merge_cache_files(args.inputs, tok->id(), args.output, &summary));
@@ -113,9 +113,9 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   block.block_lines = args.block_lines;
   block.workers = args.workers;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<TokenizerDir> loaded,
-                            TokenizerDir::load(args.model, true, model(args.request)));
-  const TokenizerDir& tok = *loaded;
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> loaded,
+                            tokenizer::TokenizerDir::load(args.model, true, model(args.request)));
+  const tokenizer::TokenizerDir& tok = *loaded;
   if (!args.cache_file.empty()) MORPHEUS_RETURN_IF_ERROR(loaded->attach_cache(args.cache_file));
   block.prefetch = [&tok](const std::vector<std::string>& lines) {
     return tok.prefetch_begin(lines);

@@ -16,7 +16,7 @@ namespace morpheus::tools {
 
 // The spec (tokenizer/segmenter.h) of the segmenter of letter runs outside the segmentation table
 // (created on the first such run), as --cache and --model-threads ask.
-using ModelMaker = std::function<tokenizer::SegmenterSpec(const ModelRequest& request)>;
+using ModelMaker = std::function<tokenizer::SegmenterSpec(const tokenizer::ModelRequest& request)>;
 
 // encode|decode|segment --model TOKDIR over TokenizerDir (torch-free).
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);

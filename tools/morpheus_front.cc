@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
     morpheus::tools::add_global_flags(app);
     morpheus::tools::CommandRegistry registry;
     morpheus::tools::register_tokenize_commands(
-        app, registry, [torch](const morpheus::tools::ModelRequest& request) {
-          return morpheus::tools::model_server_factory(torch, request);
+        app, registry, [torch](const morpheus::tokenizer::ModelRequest& request) {
+          return morpheus::tokenizer::model_server_factory(torch, request);
         });
     return registry.run(app, argc, argv);
   }

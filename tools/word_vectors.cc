@@ -37,7 +37,7 @@ std::vector<Neighbor> top_k(const float* scores, int64_t n, const std::vector<in
 
 }  // namespace
 
-torch::Tensor embed_words(const NeuralSegmenter& seg, const std::vector<std::string>& words,
+torch::Tensor embed_words(const infer::NeuralSegmenter& seg, const std::vector<std::string>& words,
                           size_t block) {
   std::vector<torch::Tensor> parts;
   block = std::max<size_t>(1, block);

@@ -16,7 +16,7 @@
 namespace morpheus::tools {
 
 // Embeddings [N,D] float32 (contiguous, CPU) of `words`, `block` words per model call.
-torch::Tensor embed_words(const NeuralSegmenter& seg, const std::vector<std::string>& words,
+torch::Tensor embed_words(const infer::NeuralSegmenter& seg, const std::vector<std::string>& words,
                           size_t block = 16384);
 
 // For each row q of `queries` [Q,D], the k rows of `candidates` [V,D] with the highest cosine,

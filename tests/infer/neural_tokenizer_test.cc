@@ -26,7 +26,7 @@
 #include "tokenizer/tokenizer_dir.h"
 #include "train/vocab.h"
 
-namespace morpheus::tools {
+namespace morpheus::infer {
 namespace {
 
 using tokenizer::SegmentTable;
@@ -282,7 +282,7 @@ class HashSegmenter : public tokenizer::WordSegmenter {
   }
 };
 
-void expect_round_trips(const TokenizerDir& tok, size_t count, uint64_t seed) {
+void expect_round_trips(const tokenizer::TokenizerDir& tok, size_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   constexpr size_t kBlock = 5000;
   size_t checked = 0;
@@ -315,8 +315,8 @@ TEST_F(NeuralTokenizerTest, RoundTripOn100000RandomStrings) {
     ++created;
     return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(std::make_unique<HashSegmenter>());
   });
-  StatusOr<std::unique_ptr<TokenizerDir>> tok =
-      TokenizerDir::load(*tok_dir_, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
+  StatusOr<std::unique_ptr<tokenizer::TokenizerDir>> tok =
+      tokenizer::TokenizerDir::load(*tok_dir_, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   expect_round_trips(**tok, 100000, 20261122);
   EXPECT_EQ(created, 1);
@@ -609,4 +609,4 @@ TEST_F(NeuralTokenizerTest, EmbeddingsHaveOneFiniteRowPerWord) {
 }
 
 }  // namespace
-}  // namespace morpheus::tools
+}  // namespace morpheus::infer

@@ -15,15 +15,8 @@
 #include "tests/support/test_support.h"
 #include "tokenizer/tokenizer_dir.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
-
-using tokenizer::CacheFileInfo;
-using tokenizer::CacheRecords;
-using tokenizer::merge_cache_files;
-using tokenizer::MergeSummary;
-using tokenizer::read_cache_file;
-using tokenizer::SegmentCache;
 
 constexpr uint64_t kCacheTestId = 0x1234abcdULL;
 
@@ -163,4 +156,4 @@ TEST(SegmentCacheTest, MergedShardsEqualOneFileOfAllRecords) {
 }
 
 }  // namespace
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

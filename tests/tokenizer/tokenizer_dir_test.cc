@@ -15,10 +15,8 @@
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
-
-using tokenizer::SegmentTable;
 
 using nlohmann::json;
 
@@ -30,11 +28,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> table_entries() {
 }
 
 // Splits a run in pieces of two code points, counting its calls.
-class PairSegmenter : public tokenizer::Segmenter {
+class PairSegmenter : public Segmenter {
  public:
   explicit PairSegmenter(int* calls) : calls_(calls) {}
   std::string name() const override { return "pairs"; }
-  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
+  StatusOr<Segmentation> segment(const std::vector<std::string>& runs) const override {
     ++*calls_;
     std::vector<std::vector<std::string>> out;
     for (const std::string& run : runs) {
@@ -59,15 +57,14 @@ class PairSegmenter : public tokenizer::Segmenter {
   int* calls_;
 };
 
-using MakeModel = std::function<StatusOr<std::unique_ptr<tokenizer::Segmenter>>()>;
+using MakeModel = std::function<StatusOr<std::unique_ptr<Segmenter>>()>;
 
 // Registers `make` as a model segmenter under a fresh name; returns its spec.
-tokenizer::SegmenterSpec test_model(MakeModel make) {
+SegmenterSpec test_model(MakeModel make) {
   static int registered = 0;
-  tokenizer::SegmenterSpec spec;
+  SegmenterSpec spec;
   spec.name = "test-model-" + std::to_string(registered++);
-  tokenizer::register_segmenter(spec.name,
-                                [make](const tokenizer::SegmenterSpec&) { return make(); });
+  register_segmenter(spec.name, [make](const SegmenterSpec&) { return make(); });
   return spec;
 }
 
@@ -130,11 +127,11 @@ TEST(SegmentTableTest, DamagedImagesAreDataLoss) {
 TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(write_dir("tokdir_table"), true, test_model([&]() {
-                                        ++created;
-                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
-                                            std::make_unique<PairSegmenter>(&calls));
-                                      }));
+  const auto tok = TokenizerDir::load(
+      write_dir("tokdir_table"), true, test_model([&]() {
+        ++created;
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   std::vector<int32_t> ids;
   ASSERT_TRUE((*tok)->prefetch({"Kitaplarımızdan evlerde"}).ok());
@@ -149,11 +146,11 @@ TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
 TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(write_dir("tokdir_miss"), true, test_model([&]() {
-                                        ++created;
-                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
-                                            std::make_unique<PairSegmenter>(&calls));
-                                      }));
+  const auto tok = TokenizerDir::load(
+      write_dir("tokdir_miss"), true, test_model([&]() {
+        ++created;
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   ASSERT_TRUE((*tok)->prefetch({"evlerimiz kitap", "okulda evlerimiz"}).ok());
   EXPECT_EQ(created, 1);
@@ -169,10 +166,10 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
 }
 
 TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
-  const auto tok = TokenizerDir::load(write_dir("tokdir_err"), true, test_model([]() {
-                                        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
-                                            data_loss("model/model.pt is damaged"));
-                                      }));
+  const auto tok = TokenizerDir::load(
+      write_dir("tokdir_err"), true, test_model([]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(data_loss("model/model.pt is damaged"));
+      }));
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   std::vector<int32_t> ids;
   EXPECT_TRUE((*tok)->encode("kitap", &ids, false).ok());
@@ -189,10 +186,10 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
   int calls = 0;
   std::vector<int32_t> want;
   {
-    const auto tok = TokenizerDir::load(dir, true, test_model([&]() {
-                                          return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(
-                                              std::make_unique<PairSegmenter>(&calls));
-                                        }));
+    const auto tok = TokenizerDir::load(
+        dir, true, test_model([&]() {
+          return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+        }));
     ASSERT_TRUE(tok.ok()) << tok.status().to_string();
     ASSERT_TRUE((*tok)->attach_cache(cache).ok());
     ASSERT_TRUE((*tok)->prefetch({text}).ok());
@@ -201,7 +198,7 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
   }
   const auto tok = TokenizerDir::load(
       dir, true, test_model([]() {
-        return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(data_loss("no model in this test"));
+        return StatusOr<std::unique_ptr<Segmenter>>(data_loss("no model in this test"));
       }));
   ASSERT_TRUE(tok.ok());
   ASSERT_TRUE((*tok)->attach_cache(cache).ok());
@@ -267,4 +264,4 @@ TEST(TokenizerDirTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
 }
 
 }  // namespace
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer
