@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Loading the hybrid tokenizer's lexicons (file order kept, errors for missing or malformed
-// files) and the double-array trie underneath.
+// files).
 #include "tokenizer/hybrid/hybrid_lexicon.h"
 
 #include <gtest/gtest.h>
 
-#include <map>
-#include <random>
-
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
-#include "tokenizer/hybrid/double_array.h"
 
 namespace morpheus::tokenizer::hybrid {
 namespace {
@@ -102,30 +98,6 @@ TEST(HybridLexiconTest, LoadsTheReleasedLexicons) {
   EXPECT_EQ(lex->form(dir_forms[0]).text, "acak");
   EXPECT_EQ(lex->form(dir_forms[7]).text, "yeceğ");
   EXPECT_EQ(lex->forms_of(20030).size(), 16u);
-}
-
-TEST(DoubleArrayTest, FindsEveryKeyAndNothingElse) {
-  std::mt19937_64 rng(3);
-  std::map<std::string, int32_t> keys;
-  std::uniform_int_distribution<int> len(1, 12);
-  std::uniform_int_distribution<int> byte(0, 255);
-  while (keys.size() < 5000) {
-    std::string k;
-    const int n = len(rng);
-    for (int i = 0; i < n; ++i)
-      k.push_back(static_cast<char>(byte(rng) % 7 == 0 ? byte(rng) : 'a' + byte(rng) % 4));
-    keys.emplace(k, static_cast<int32_t>(keys.size()));
-  }
-  DoubleArray da;
-  da.build({keys.begin(), keys.end()});
-  for (const auto& [k, v] : keys) EXPECT_EQ(da.find(k), v) << k;
-  for (int i = 0; i < 5000; ++i) {
-    std::string k;
-    const int n = len(rng);
-    for (int j = 0; j < n; ++j) k.push_back(static_cast<char>('a' + byte(rng) % 5));
-    const auto it = keys.find(k);
-    EXPECT_EQ(da.find(k), it == keys.end() ? DoubleArray::kNoValue : it->second) << k;
-  }
 }
 
 }  // namespace

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// Vocabularies of `morpheus prepare`: character ids by count with coverage, minimum count and
+// forced characters; word/root vocabularies by count after <unk>; the file formats (written and
+// read back) and malformed files.
+#include "train/vocab.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "core/file_util.h"
+#include "tests/support/test_support.h"
+
+namespace morpheus::train {
+namespace {
+
+// a:5 b:3 c:3 d:1 (12 occurrences).
+std::unordered_map<char32_t, uint64_t> abcd_counts() {
+  return {{U'a', 5}, {U'b', 3}, {U'c', 3}, {U'd', 1}};
+}
+
+TEST(CharVocabTest, IdsFollowDescendingCountWithTiesByCodePoint) {
+  const CharVocab v = CharVocab::build({{U'c', 3}, {U'd', 1}, {U'b', 3}, {U'a', 5}}, 1.0, 1, U"");
+  EXPECT_EQ(v.size(), 8u);
+  EXPECT_EQ(v.id(U'a'), 4u);
+  EXPECT_EQ(v.id(U'b'), 5u);
+  EXPECT_EQ(v.id(U'c'), 6u);
+  EXPECT_EQ(v.id(U'd'), 7u);
+  for (char32_t ch : std::u32string(U"abcd")) EXPECT_EQ(v.char_of(v.id(ch)), ch);
+  EXPECT_DOUBLE_EQ(v.coverage(), 1.0);
+}
+
+TEST(CharVocabTest, SpecialsComeFirstAndAbsentCharactersAreUnk) {
+  EXPECT_EQ(CharVocab::kPad, 0u);
+  EXPECT_EQ(CharVocab::kUnk, 1u);
+  EXPECT_EQ(CharVocab::kBos, 2u);
+  EXPECT_EQ(CharVocab::kEos, 3u);
+  const CharVocab v = CharVocab::build(abcd_counts(), 1.0, 1, U"");
+  EXPECT_EQ(v.id(U'z'), CharVocab::kUnk);
+  EXPECT_EQ(v.id(U'A'), CharVocab::kUnk);  // ids are for lower-case characters
+  const CharVocab empty = CharVocab::build({}, 1.0, 1, U"");
+  EXPECT_EQ(empty.size(), CharVocab::kNumSpecials);
+  EXPECT_EQ(empty.id(U'a'), CharVocab::kUnk);
+  EXPECT_DOUBLE_EQ(empty.coverage(), 1.0);
+}
+
+TEST(CharVocabTest, StopsOnceTheCoverageIsReached) {
+  // 70% of 12 = 8.4: a (5) and b (8) are below, c brings 11 >= 8.4, d is left out.
+  const CharVocab v = CharVocab::build(abcd_counts(), 0.7, 1, U"");
+  EXPECT_EQ(v.size(), 7u);
+  EXPECT_EQ(v.id(U'c'), 6u);
+  EXPECT_EQ(v.id(U'd'), CharVocab::kUnk);
+  EXPECT_DOUBLE_EQ(v.coverage(), 11.0 / 12.0);
+  // "At least": with a:4 b:2 c:1 d:1 and 75%, a and b cover exactly 6 of 8 and c is not needed.
+  const CharVocab exact =
+      CharVocab::build({{U'a', 4}, {U'b', 2}, {U'c', 1}, {U'd', 1}}, 0.75, 1, U"");
+  EXPECT_EQ(exact.size(), 6u);
+  EXPECT_EQ(exact.id(U'c'), CharVocab::kUnk);
+  EXPECT_DOUBLE_EQ(exact.coverage(), 0.75);
+}
+
+TEST(CharVocabTest, MinCountDropsRareCharacters) {
+  const CharVocab v = CharVocab::build(abcd_counts(), 1.0, 3, U"");
+  EXPECT_EQ(v.size(), 7u);
+  EXPECT_EQ(v.id(U'd'), CharVocab::kUnk);
+  EXPECT_DOUBLE_EQ(v.coverage(), 11.0 / 12.0);
+}
+
+TEST(CharVocabTest, AlwaysCharactersAreKeptWhetherSeenOrNot) {
+  // Coverage and min_count alone would keep only 'a'; 'd' (rare) and 'q', 'â' (unseen) are
+  // forced. Unseen ones count 0 and come last; coverage counts the kept occurrences only.
+  const CharVocab v = CharVocab::build(abcd_counts(), 0.4, 4, U"dqâ");
+  EXPECT_EQ(v.id(U'a'), 4u);
+  EXPECT_EQ(v.id(U'd'), 5u);
+  EXPECT_EQ(v.id(U'q'), 6u);
+  EXPECT_EQ(v.id(U'â'), 7u);
+  EXPECT_EQ(v.id(U'b'), CharVocab::kUnk);
+  EXPECT_EQ(v.size(), 8u);
+  EXPECT_DOUBLE_EQ(v.coverage(), 6.0 / 12.0);
+}
+
+TEST(CharVocabTest, SavedFileListsCharactersInIdOrderAndLoadsBack) {
+  const std::unordered_map<char32_t, uint64_t> counts{
+      {U'e', 9}, {U'ğ', 4}, {U'ı', 6}, {U'ş', 2}, {U'a', 7}};
+  const CharVocab v = CharVocab::build(counts, 1.0, 1, U"");
+  const std::string path = path_join(testing::make_temp_dir("char_vocab"), "char_vocab.json");
+  ASSERT_TRUE(v.save(path).ok());
+  const nlohmann::json j = nlohmann::json::parse(*read_file(path));
+  EXPECT_EQ(j["specials"], nlohmann::json({"<pad>", "<unk>", "<bos>", "<eos>"}));
+  EXPECT_EQ(j["chars"], nlohmann::json({"e", "a", "ı", "ğ", "ş"}));
+  EXPECT_EQ(j["counts"], nlohmann::json({9, 7, 6, 4, 2}));
+  StatusOr<CharVocab> loaded = CharVocab::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->size(), v.size());
+  for (const auto& [ch, n] : counts) EXPECT_EQ(loaded->id(ch), v.id(ch));
+  EXPECT_EQ(loaded->char_of(6), U'ı');
+  EXPECT_DOUBLE_EQ(loaded->coverage(), v.coverage());
+}
+
+TEST(CharVocabTest, MalformedFilesAreDataLoss) {
+  const std::string dir = testing::make_temp_dir("bad_char_vocab");
+  auto load = [&](const std::string& name, const std::string& text) {
+    const std::string path = path_join(dir, name);
+    EXPECT_TRUE(write_file_atomic(path, text).ok());
+    return CharVocab::load(path).status();
+  };
+  EXPECT_EQ(load("lengths.json", R"({"chars":["a","b"],"counts":[3]})").code(),
+            StatusCode::kDataLoss);
+  EXPECT_EQ(load("two.json", R"({"chars":["ab"],"counts":[3]})").code(), StatusCode::kDataLoss);
+  EXPECT_EQ(load("nochars.json", R"({"counts":[3]})").code(), StatusCode::kDataLoss);
+  EXPECT_EQ(load("type.json", R"({"chars":[1],"counts":[3]})").code(), StatusCode::kDataLoss);
+  EXPECT_EQ(CharVocab::load(path_join(dir, "missing.json")).status().code(), StatusCode::kNotFound);
+  const Status named = load("named.json", R"({"chars":["a","bc"],"counts":[1,2]})");
+  EXPECT_NE(named.message().find("chars[1]"), std::string::npos) << named.to_string();
+}
+
+// ev:5 kitap:9 yol:5 göz:1 el:5.
+std::unordered_map<std::u32string, uint64_t> word_counts() {
+  return {{U"ev", 5}, {U"kitap", 9}, {U"yol", 5}, {U"göz", 1}, {U"el", 5}};
+}
+
+TEST(CountVocabTest, KeepsTheMostFrequentAfterUnkWithTiesByString) {
+  const CountVocab v = CountVocab::build(word_counts(), 4, 1);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v.string_of(0), U"<unk>");
+  EXPECT_EQ(v.count_of(0), 0u);
+  EXPECT_EQ(v.string_of(1), U"kitap");
+  EXPECT_EQ(v.string_of(2), U"el");
+  EXPECT_EQ(v.string_of(3), U"ev");
+  EXPECT_EQ(v.count_of(1), 9u);
+  EXPECT_EQ(v.id(U"ev"), 3u);
+  EXPECT_EQ(v.id(U"yol"), 0u);  // cut by size
+  EXPECT_EQ(v.id(U"masa"), 0u);
+}
+
+TEST(CountVocabTest, MinCountFiltersBeforeTheSizeLimit) {
+  const CountVocab v = CountVocab::build(word_counts(), 100, 5);
+  EXPECT_EQ(v.size(), 5u);
+  EXPECT_EQ(v.id(U"yol"), 4u);
+  EXPECT_EQ(v.id(U"göz"), 0u);
+  EXPECT_EQ(CountVocab::build(word_counts(), 1, 1).size(), 1u);  // <unk> only
+}
+
+TEST(CountVocabTest, SavedFileIsOneStringTabCountLinePerIdAndLoadsBack) {
+  const CountVocab v = CountVocab::build(word_counts(), 5, 1);
+  const std::string path = path_join(testing::make_temp_dir("count_vocab"), "words.tsv");
+  ASSERT_TRUE(v.save(path).ok());
+  EXPECT_EQ(*read_file(path), "<unk>\t0\nkitap\t9\nel\t5\nev\t5\nyol\t5\n");
+  StatusOr<CountVocab> loaded = CountVocab::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  ASSERT_EQ(loaded->size(), 5u);
+  for (uint32_t i = 1; i < 5; ++i) {
+    EXPECT_EQ(loaded->id(v.string_of(i)), i);
+    EXPECT_EQ(loaded->count_of(i), v.count_of(i));
+  }
+  EXPECT_EQ(loaded->id(U"göz"), 0u);
+}
+
+TEST(CountVocabTest, NonAsciiStringsRoundTrip) {
+  const CountVocab v = CountVocab::build({{U"göz", 3}, {U"ışık", 2}, {U"çiçek", 1}}, 10, 1);
+  const std::string path = path_join(testing::make_temp_dir("count_vocab_tr"), "roots.tsv");
+  ASSERT_TRUE(v.save(path).ok());
+  StatusOr<CountVocab> loaded = CountVocab::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->id(U"göz"), 1u);
+  EXPECT_EQ(loaded->id(U"ışık"), 2u);
+  EXPECT_EQ(loaded->string_of(3), U"çiçek");
+}
+
+TEST(CountVocabTest, MalformedFilesNameTheLine) {
+  const std::string dir = testing::make_temp_dir("bad_count_vocab");
+  auto load = [&](const std::string& name, const std::string& text) {
+    const std::string path = path_join(dir, name);
+    EXPECT_TRUE(write_file_atomic(path, text).ok());
+    return CountVocab::load(path).status();
+  };
+  const Status no_tab = load("no_tab.tsv", "<unk>\t0\nkitap 9\n");
+  EXPECT_EQ(no_tab.code(), StatusCode::kDataLoss);
+  EXPECT_NE(no_tab.message().find("line 2"), std::string::npos) << no_tab.to_string();
+  const Status bad_count = load("bad_count.tsv", "<unk>\tzero\n");
+  EXPECT_EQ(bad_count.code(), StatusCode::kDataLoss);
+  EXPECT_NE(bad_count.message().find("line 1"), std::string::npos) << bad_count.to_string();
+  EXPECT_EQ(load("empty.tsv", "").code(), StatusCode::kDataLoss);
+  EXPECT_FALSE(load("utf8.tsv", "<unk>\t0\n\xff\xfe\t3\n").ok());
+  EXPECT_EQ(CountVocab::load(path_join(dir, "missing.tsv")).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace morpheus::train
