@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// RoPE and attention: relative-offset property, masking, finite-difference gradients in double.
+// Attention: masking, finite-difference gradients in double, packed rows, the fused kernel.
 #include "model/attention.h"
 
 #include <gtest/gtest.h>
@@ -13,17 +13,6 @@ namespace morpheus::model {
 namespace {
 
 constexpr double kAttentionGradTol = 1e-6;
-
-TEST(RopeTest, DotProductDependsOnlyOnOffset) {
-  Rope rope(RopeOptions(8, 16));
-  torch::manual_seed(7);
-  torch::Tensor q = torch::randn({1, 1, 1, 8}).expand({1, 1, 16, 8}).contiguous();
-  torch::Tensor k = torch::randn({1, 1, 1, 8}).expand({1, 1, 16, 8}).contiguous();
-  torch::Tensor rq = rope->forward(q), rk = rope->forward(k);
-  auto dot = [&](int64_t i, int64_t j) { return (rq[0][0][i] * rk[0][0][j]).sum().item<double>(); };
-  EXPECT_NEAR(dot(3, 1), dot(10, 8), 1e-5);
-  EXPECT_NEAR(dot(0, 5), dot(7, 12), 1e-5);
-}
 
 TEST(RopeSelfAttentionTest, FiniteDifferenceGradientInDouble) {
   torch::manual_seed(8);
