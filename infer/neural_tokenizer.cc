@@ -229,25 +229,58 @@ Status load_char_vocab(const ExportOptions& options, const model::Morpheus& mode
   return ok_status();
 }
 
-// Folded letter runs and other spans of the word types, weighted by the word counts.
+// Adds `weight` to the pieces the apostrophe convention keeps whole in `spans` of `text`: a
+// proper name before an apostrophe (folded), and the apostrophe with its suffix chain ("'da").
+void count_apostrophe_pieces(std::string_view text, const std::vector<tokenizer::Span>& spans,
+                             uint64_t weight,
+                             std::unordered_map<std::string, uint64_t>* piece_counts) {
+  using tokenizer::ApostropheRole;
+  for (size_t k = 0; k < spans.size(); ++k) {
+    if (tokenizer::apostrophe_role(spans, k) == ApostropheRole::kProperName) {
+      (*piece_counts)[fold_run(spans[k].text(text))] += weight;
+    } else if (spans[k].kind == tokenizer::SpanKind::kApostrophe &&
+               tokenizer::apostrophe_role(spans, k + 1) == ApostropheRole::kSuffixChain) {
+      (*piece_counts)[std::string(spans[k].text(text)) + fold_run(spans[k + 1].text(text))] +=
+          weight;
+    }
+  }
+}
+
+// Folded letter runs and other spans of the word types, weighted by the word counts, and the
+// apostrophe pieces of the word types.
 void count_spans(ExportState* state) {
+  using tokenizer::SpanKind;
   std::vector<tokenizer::Span> spans;
   for (const auto& [word, count] : state->words) {
     spans.clear();
     tokenizer::pretokenize_into(word, spans);
     for (const tokenizer::Span& span : spans) {
       const std::string_view text = span.text(word);
-      if (span.kind == tokenizer::SpanKind::kLetter) {
+      if (span.kind == SpanKind::kLetter) {
         state->run_counts[fold_run(text)] += count;
-      } else if (span.kind == tokenizer::SpanKind::kDigit ||
-                 span.kind == tokenizer::SpanKind::kOther) {
+      } else if (span.kind == SpanKind::kDigit || span.kind == SpanKind::kOther) {
         state->piece_counts[std::string(text)] += count;
       }
     }
+    count_apostrophe_pieces(word, spans, count, &state->piece_counts);
   }
   state->runs.reserve(state->run_counts.size());
   for (const auto& entry : state->run_counts) state->runs.push_back(entry.first);
   std::sort(state->runs.begin(), state->runs.end());
+}
+
+// The apostrophe pieces of running text (ExportOptions::text), one count per occurrence.
+Status count_text_apostrophe_pieces(const std::string& path, ExportState* state) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
+  std::vector<tokenizer::Span> spans;
+  std::string line;
+  while (reader.next(&line)) {
+    spans.clear();
+    tokenizer::pretokenize_into(line, spans);
+    count_apostrophe_pieces(line, spans, 1, &state->piece_counts);
+  }
+  return reader.status();
 }
 
 // The model's pieces of every run: the segmentation table, and the piece counts.
@@ -427,6 +460,9 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   std::stable_sort(state.words.begin(), state.words.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   count_spans(&state);
+  if (!options.text.empty()) {
+    MORPHEUS_RETURN_IF_ERROR(count_text_apostrophe_pieces(options.text, &state));
+  }
 
   NeuralSegmenterOptions seg_options;
   seg_options.cache_capacity = 0;

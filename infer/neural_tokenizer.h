@@ -30,8 +30,12 @@
 namespace morpheus::infer {
 
 struct ExportOptions {
-  std::string checkpoint;     // inference or training checkpoint dir with char_vocab.json
-  std::string words;          // word<TAB>count file (words.tsv of `morpheus prepare`)
+  std::string checkpoint;  // inference or training checkpoint dir with char_vocab.json
+  std::string words;       // word<TAB>count file (words.tsv of `morpheus prepare`)
+  // Running text (e.g. the training corpus), optional: the runs the apostrophe convention keeps
+  // whole (proper names before an apostrophe, "'da"-style suffix chains; tokenizer/piece_codec.h)
+  // count as candidate pieces, once per occurrence.
+  std::string text;
   std::string out;            // tokenizer directory (replaced atomically)
   size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
   uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept

@@ -21,7 +21,7 @@ for t in "${thresholds[@]}"; do
     name="t$t" flags=""
     if [ $snap = 1 ]; then name="t$t-snap" flags="--root-snap"; fi
     bash scripts/export_tokenizer.sh "$checkpoint" "$out/tokenizer-${name#t}" --vocab-size 50000 \
-      --words "$words" --threshold "$t" $flags >/dev/null
+      --words "$words" --text "$text" --threshold "$t" $flags >/dev/null
     systems+="{\"name\": \"$name\", \"segment\": \"$M segment --model $out/tokenizer-${name#t} {input}\"},"
   done
 done

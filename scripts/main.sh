@@ -65,9 +65,11 @@ for v in unsup semi; do
     $R/$v/threshold
 done
 bash scripts/export_tokenizer.sh $R/unsup/train/final $R/unsup/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv $(cat $R/unsup/threshold/export_args.txt)
+  --vocab-size 50000 --words $R/types.tsv --text $R/unsup/prepare/corpus.txt \
+  $(cat $R/unsup/threshold/export_args.txt)
 bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv $(cat $R/semi/threshold/export_args.txt)
+  --vocab-size 50000 --words $R/types.tsv --text $R/unsup/prepare/corpus.txt \
+  $(cat $R/semi/threshold/export_args.txt)
 
 stage "segment + embed the dev words (shipped tokenizer: $R/tokenizer)"
 tr ' ' '\n' < "$SHARED/corpus/dev_ud_sentences.txt" | grep -v '^$' | sort -u | awk 'NR <= 20000' \

@@ -199,13 +199,12 @@ void PieceCodec::whole_units(const std::string& folded, const std::u32string& fo
 }
 
 bool PieceCodec::keeps_whole(const std::vector<Span>& spans, size_t k) const {
-  if (!options_.turkish_apostrophe) return false;
-  const auto kind = [&spans](size_t i) { return spans[i].kind; };
-  const bool proper_name = k + 2 < spans.size() && kind(k + 1) == SpanKind::kApostrophe &&
-                           kind(k + 2) == SpanKind::kLetter;
-  const bool suffix_chain = k >= 2 && kind(k - 1) == SpanKind::kApostrophe &&
-                            (kind(k - 2) == SpanKind::kLetter || kind(k - 2) == SpanKind::kDigit);
-  return proper_name || suffix_chain;
+  return options_.turkish_apostrophe && apostrophe_role(spans, k) != ApostropheRole::kNone;
+}
+
+bool PieceCodec::joins_suffix_chain(const std::vector<Span>& spans, size_t k) const {
+  return options_.turkish_apostrophe && spans[k].kind == SpanKind::kApostrophe &&
+         apostrophe_role(spans, k + 1) == ApostropheRole::kSuffixChain;
 }
 
 void PieceCodec::encode_letters(std::string_view original, bool whole,
@@ -252,7 +251,10 @@ void PieceCodec::encode_letters(std::string_view original, bool whole,
                          std::equal(folded.begin(), folded.end(), original.begin());
   if (!all_lower && units->size() >= 2) {
     bool word_upper = true;
-    for (const Unit& u : *units) word_upper = word_upper && u.id >= 0;
+    for (const Unit& u : *units) {
+      word_upper = word_upper && u.id >= kFirstPieceId &&
+                   word_piece_[static_cast<size_t>(u.id - kFirstPieceId)];
+    }
     for (size_t k = 0; word_upper && k < orig_cps.size(); ++k) {
       word_upper = orig_cps[k] == unicode::to_upper(folded_cps[k], options_.turkish_case);
     }
@@ -339,7 +341,16 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
   for (size_t k = 0; k < spans.size(); ++k) {
     const Span& span = spans[k];
     const size_t before = ids->size();
-    const std::string_view piece = span.text(text);
+    std::string_view piece = span.text(text);
+    if (joins_suffix_chain(spans, k)) {  // the apostrophe and its suffix chain: one run
+      piece = text.substr(span.begin, spans[++k].end - span.begin);
+      encode_letters(piece, true, ids);
+      if (word_starts != nullptr) {
+        word_starts->resize(ids->size(), 0);
+        (*word_starts)[before] = 1;
+      }
+      continue;
+    }
     switch (span.kind) {
       case SpanKind::kLetter:
         encode_letters(piece, keeps_whole(spans, k), ids);
@@ -431,8 +442,10 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
   std::vector<Unit> units;
   for (size_t k = 0; k < spans.size(); ++k) {
     const Span& span = spans[k];
-    const std::string_view piece = span.text(word);
-    if (span.kind != SpanKind::kLetter) {
+    std::string_view piece = span.text(word);
+    const bool joined = joins_suffix_chain(spans, k);
+    if (joined) piece = word.substr(span.begin, spans[++k].end - span.begin);
+    if (span.kind != SpanKind::kLetter && !joined) {
       out.emplace_back(piece);
       continue;
     }
@@ -443,7 +456,7 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
       folded_cps[i] = unicode::to_lower(orig_cps[i], options_.turkish_case);
       utf8::append(folded_cps[i], folded);
     }
-    if (keeps_whole(spans, k)) {
+    if (joined || keeps_whole(spans, k)) {
       whole_units(folded, folded_cps, &units);
     } else {
       fold_units(folded, folded_cps, &units);

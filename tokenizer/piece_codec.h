@@ -27,10 +27,11 @@ struct PieceCodecOptions {
   // ids (vocabulary pieces; a code point outside every piece costs its UTF-8 bytes), ties going
   // to the longest first piece. Off: one unit per code point.
   bool vocabulary_backoff = false;
-  // Turkish apostrophe convention: in "Ankara'da", "1990'larda", the letter run before an
-  // apostrophe that is followed by letters (a proper name) and the letter run after a letter or
-  // digit run and an apostrophe (its suffix chain) are not segmented: each is one piece when in
-  // the vocabulary, else the fewest vocabulary pieces inside it. Off: every run is segmented.
+  // Turkish apostrophe convention (tokenizer/pretokenizer.h, apostrophe_role): in "Ankara'da",
+  // "1990'larda", the proper name before the apostrophe is not segmented, and the apostrophe with
+  // the suffix chain after it ("'da", "'larda") is one run, not segmented either: each is one
+  // piece when in the vocabulary, else the fewest vocabulary pieces inside it
+  // (Ankara|'da, 1990|'lar|da). Off: every letter run is segmented, the apostrophe its own span.
   bool turkish_apostrophe = false;
 };
 
@@ -48,8 +49,8 @@ struct PieceCodecOptions {
 //     folded run is split by the segmenter, and each piece becomes its piece id. A piece that is
 //     not in the vocabulary is split into code points, each its piece id or its bytes (or, with
 //     vocabulary_backoff, into the fewest vocabulary pieces inside it).
-//     With turkish_apostrophe, a proper name before an apostrophe and the suffix chain after one
-//     skip the segmenter (see PieceCodecOptions).
+//     With turkish_apostrophe, a proper name before an apostrophe and the apostrophe with the
+//     suffix chain after it skip the segmenter (see PieceCodecOptions).
 //     Case: a run of >= 2 units, all in the vocabulary and all upper case, is <upper_word> +
 //     pieces. Otherwise case comes back per piece: nothing (all lower), <cap> (first upper, rest
 //     lower), <upper> (all upper), or, for any other pattern or a character whose case does not
@@ -102,6 +103,7 @@ class PieceCodec {
 
   int32_t vocab_size() const { return kFirstPieceId + static_cast<int32_t>(pieces_.size()); }
   const std::vector<std::string>& pieces() const { return pieces_; }
+  const PieceCodecOptions& options() const { return options_; }
   // "<0x41>", "<cap>", "<upper>", "<upper_word>" or the piece string. `id` must be in range.
   std::string id_to_string(int32_t id) const;
   // Id of a piece string, or -1.
@@ -127,6 +129,8 @@ class PieceCodec {
                    std::vector<Unit>* units) const;
   // Whether spans[k] (a letter run) is kept whole by the apostrophe convention.
   bool keeps_whole(const std::vector<Span>& spans, size_t k) const;
+  // Whether spans[k] is an apostrophe that joins the suffix chain after it into one run.
+  bool joins_suffix_chain(const std::vector<Span>& spans, size_t k) const;
   // `whole`: keeps_whole() of the run.
   void encode_letters(std::string_view original, bool whole, std::vector<int32_t>* ids) const;
   void encode_other(std::string_view text, std::vector<int32_t>* ids) const;

@@ -78,6 +78,20 @@ void pretokenize_into(std::string_view text, std::vector<Span>& out) {
   if (has_open) out.push_back(open);
 }
 
+ApostropheRole apostrophe_role(const std::vector<Span>& spans, size_t k) {
+  const auto kind = [&spans](size_t i) { return spans[i].kind; };
+  if (k >= spans.size() || kind(k) != SpanKind::kLetter) return ApostropheRole::kNone;
+  if (k >= 2 && kind(k - 1) == SpanKind::kApostrophe &&
+      (kind(k - 2) == SpanKind::kLetter || kind(k - 2) == SpanKind::kDigit)) {
+    return ApostropheRole::kSuffixChain;
+  }
+  if (k + 2 < spans.size() && kind(k + 1) == SpanKind::kApostrophe &&
+      kind(k + 2) == SpanKind::kLetter) {
+    return ApostropheRole::kProperName;
+  }
+  return ApostropheRole::kNone;
+}
+
 StatusOr<std::vector<Span>> pretokenize(std::string_view text, bool allow_invalid) {
   if (!allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
   std::vector<Span> spans;

@@ -41,4 +41,10 @@ StatusOr<std::vector<Span>> pretokenize(std::string_view text, bool allow_invali
 // Appends spans to `out` for valid or invalid input (invalid bytes become kInvalid spans).
 void pretokenize_into(std::string_view text, std::vector<Span>& out);
 
+// Role of the letter span spans[k] under the Turkish apostrophe convention ("Ankara'da",
+// "1990'larda"): kProperName when an apostrophe and a letter run follow it, kSuffixChain when it
+// follows an apostrophe that follows a letter or digit run, else kNone.
+enum class ApostropheRole : uint8_t { kNone, kProperName, kSuffixChain };
+ApostropheRole apostrophe_role(const std::vector<Span>& spans, size_t k);
+
 }  // namespace morpheus::tokenizer

@@ -265,9 +265,10 @@ StatusOr<std::unique_ptr<TokenizerDir>> TokenizerDir::load(const std::string& di
 namespace {
 
 // The distinct folded letter runs of `texts` (valid UTF-8 only: encode reports the others), in
-// order of first occurrence; *words counts every letter run.
+// order of first occurrence, without the runs the codec keeps whole (`turkish_apostrophe`: they
+// never reach the segmenter); *words counts every letter run.
 std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
-                                              uint64_t* words) {
+                                              bool turkish_apostrophe, uint64_t* words) {
   std::vector<std::string> runs;
   std::unordered_set<std::string> seen;
   std::vector<Span> spans;
@@ -276,10 +277,11 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
     if (!utf8::is_valid(text)) continue;
     spans.clear();
     pretokenize_into(text, spans);
-    for (const Span& span : spans) {
-      if (span.kind != SpanKind::kLetter) continue;
+    for (size_t k = 0; k < spans.size(); ++k) {
+      if (spans[k].kind != SpanKind::kLetter) continue;
       ++*words;
-      fold_run_into(span.text(text), &folded);
+      if (turkish_apostrophe && apostrophe_role(spans, k) != ApostropheRole::kNone) continue;
+      fold_run_into(spans[k].text(text), &folded);
       if (seen.insert(folded).second) runs.push_back(folded);
     }
   }
@@ -292,7 +294,8 @@ Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const
   constexpr size_t kMaxKnown = size_t{1} << 21;
   // The block's runs without the lock, so encode can run on other threads meanwhile.
   uint64_t words = 0;
-  const std::vector<std::string> runs = distinct_folded_runs(texts, &words);
+  const std::vector<std::string> runs =
+      distinct_folded_runs(texts, codec_->options().turkish_apostrophe, &words);
   std::vector<std::string> missing;
   std::vector<std::string> pieces;
   std::lock_guard<std::mutex> lock(state_->mutex);

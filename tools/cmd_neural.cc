@@ -62,7 +62,11 @@ Status run_export(ExportArgs args) {
     return invalid_argument("give exactly one of --words FILE and --data DIR",
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
   }
-  if (!args.data.empty()) args.options.words = path_join(args.data, "words.tsv");
+  if (!args.data.empty()) {
+    args.options.words = path_join(args.data, "words.tsv");
+    const std::string corpus = path_join(args.data, "corpus.txt");
+    if (args.options.text.empty() && file_exists(corpus)) args.options.text = corpus;
+  }
   infer::ExportSummary summary;
   MORPHEUS_RETURN_IF_ERROR(infer::export_tokenizer(args.options, &summary));
   MORPHEUS_LOG(kInfo, "export: wrote ", args.options.out, " (", summary.pieces, " pieces from ",
@@ -325,7 +329,11 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->required();
   exp->add_option("--out", eargs->options.out, "Tokenizer directory to write")->required();
   exp->add_option("--words", eargs->options.words, "Word types, word<TAB>count per line");
-  exp->add_option("--data", eargs->data, "Prepared data directory (reads its words.tsv)");
+  exp->add_option("--data", eargs->data,
+                  "Prepared data directory (reads its words.tsv, and corpus.txt as --text)");
+  exp->add_option("--text", eargs->options.text,
+                  "Running text (e.g. the training corpus) whose proper names before an "
+                  "apostrophe and \"'da\"-style suffix chains become candidate pieces");
   exp->add_option("--vocab-size", eargs->options.vocab_size,
                   "Total ids incl. 256 byte tokens and <cap>/<upper>")
       ->capture_default_str();

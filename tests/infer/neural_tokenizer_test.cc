@@ -414,6 +414,36 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   EXPECT_FALSE(damaged->segmenter().ok());
 }
 
+TEST_F(NeuralTokenizerTest, TextGivesTheApostrophePieces) {
+  const std::string text = path_join(*root_, "text.txt");
+  ASSERT_TRUE(write_file_atomic(text, "Ankara'nın evleri\nANKARA'NIN\n1990'nın 3'ü\n").ok());
+  for (const bool with_text : {true, false}) {
+    ExportOptions options;
+    options.checkpoint = path_join(*root_, "ckpt7");
+    options.words = path_join(*root_, "words.tsv");
+    options.text = with_text ? text : "";
+    options.out = path_join(*root_, with_text ? "tok7-text" : "tok7-notext");
+    options.vocab_size = 600;
+    ASSERT_TRUE(export_tokenizer(options).ok());
+    std::unique_ptr<NeuralTokenizer> tok = load_ok(options.out);
+    ASSERT_NE(tok, nullptr);
+    const tokenizer::PieceCodec& codec = tok->codec();
+    // Counted once per occurrence: 3 >= min_count 2, "'ü" (1) is not kept.
+    EXPECT_EQ(codec.piece_id("'nın") >= 0, with_text);
+    EXPECT_EQ(codec.piece_id("ankara") >= 0, with_text);
+    EXPECT_LT(codec.piece_id("'ü"), 0);
+    // From the word types: İstanbul'da.
+    EXPECT_GE(codec.piece_id("'da"), 0);
+    EXPECT_GE(codec.piece_id("istanbul"), 0);
+    if (with_text) {
+      EXPECT_EQ(tok->tokenizer().segment_word("Ankara'nın").value(),
+                (std::vector<std::string>{"Ankara", "'nın"}));
+    }
+    EXPECT_EQ(tok->tokenizer().segment_word("İstanbul'da").value(),
+              (std::vector<std::string>{"İstanbul", "'da"}));
+  }
+}
+
 TEST_F(NeuralTokenizerTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
   // A vocabulary too small for the model's pieces: they split into vocabulary pieces inside
   // the model's piece (never across its boundaries), not into single characters.

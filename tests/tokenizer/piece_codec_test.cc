@@ -302,8 +302,8 @@ TEST(PieceCodecTest, BackoffRandomTextRoundTripsExactly) {
 PieceCodec apostrophe_codec(bool turkish_apostrophe) {
   PieceCodecOptions options;
   options.turkish_apostrophe = turkish_apostrophe;
-  std::vector<std::string> pieces = {"a", "n", "k", "r",      "d",   "l",  "ı",
-                                     "e", "v", "'", "ankara", "lar", "da", "nın"};
+  std::vector<std::string> pieces = {"a", "n", "k",      "r",   "d",  "l",   "ı",  "e",
+                                     "v", "'", "ankara", "lar", "da", "nın", "'da"};
   return PieceCodec::create(std::move(pieces), by([](std::string_view w) {
                               std::vector<std::string> out;
                               for (size_t pos = 0; pos < w.size();) {
@@ -319,19 +319,29 @@ PieceCodec apostrophe_codec(bool turkish_apostrophe) {
 
 TEST(PieceCodecTest, ApostropheKeepsProperNameAndSuffixChainWhole) {
   const PieceCodec codec = apostrophe_codec(true);
+  EXPECT_EQ(codec.segment_word("Ankara'da").value(), (std::vector<std::string>{"Ankara", "'da"}));
+  // Outside the vocabulary: the fewest vocabulary pieces, not the segmenter's.
   EXPECT_EQ(codec.segment_word("Ankara'nın").value(),
             (std::vector<std::string>{"Ankara", "'", "nın"}));
-  // A suffix chain outside the vocabulary: the fewest vocabulary pieces, not the segmenter's.
   EXPECT_EQ(codec.segment_word("1990'larda").value(),
             (std::vector<std::string>{"1990", "'", "lar", "da"}));
-  // Runs away from an apostrophe, and an apostrophe without letters on both sides, are segmented.
+  // Runs away from an apostrophe, and an apostrophe without a run on both sides, are segmented.
   EXPECT_EQ(codec.segment_word("evde").value(), (std::vector<std::string>{"e", "v", "d", "e"}));
   EXPECT_EQ(codec.segment_word("da'").value(), (std::vector<std::string>{"d", "a", "'"}));
   EXPECT_EQ(codec.segment_word("'da").value(), (std::vector<std::string>{"'", "d", "a"}));
-  const std::vector<int32_t> ids = codec.encode("Ankara'nın").value();
+}
+
+TEST(PieceCodecTest, ApostropheSuffixChainIsOneSpanOfIds) {
+  const PieceCodec codec = apostrophe_codec(true);
+  std::vector<int32_t> ids;
+  std::vector<uint8_t> starts;
+  ASSERT_TRUE(codec.encode("Ankara'da", &ids, &starts).ok());
   EXPECT_EQ(ids, (std::vector<int32_t>{PieceCodec::kCapId, codec.piece_id("ankara"),
-                                       codec.piece_id("'"), codec.piece_id("nın")}));
-  EXPECT_EQ(round_trip(codec, "ANKARA'DA Ankara'larda"), "ANKARA'DA Ankara'larda");
+                                       codec.piece_id("'da")}));
+  EXPECT_EQ(starts, (std::vector<uint8_t>{1, 0, 1}));
+  for (const std::string text : {"ANKARA'DA", "Ankara'larda 1990’da", "ankara'DA x'", "'da'da"}) {
+    EXPECT_EQ(round_trip(codec, text), text);
+  }
 }
 
 TEST(PieceCodecTest, WithoutApostropheConventionEveryRunIsSegmented) {

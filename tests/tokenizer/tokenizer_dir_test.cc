@@ -69,7 +69,8 @@ SegmenterSpec test_model(MakeModel make) {
 }
 
 // Writes a format-2 tokenizer directory (no model) and returns it.
-std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion) {
+std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion,
+                      bool turkish_apostrophe = false) {
   const std::string dir = testing::make_temp_dir(tag);
   const std::vector<std::string> pieces = {"kitap", "lar", "ımız", "dan", "ev", "ler", "de",
                                            "ç",     "o",   "c",    "u",   "k",  " "};
@@ -86,6 +87,7 @@ std::string write_dir(const std::string& tag, int version = kTokenizerFormatVers
       {"format_version", version},
       {"kind", kTokenizerKind},
       {"vocab_size", 259 + pieces.size()},
+      {"turkish_apostrophe", turkish_apostrophe},
       {"files", files},
       {"self_test", json::array({json{{"text", "Kitap"}, {"ids", json::array({256, 259})}}})}};
   EXPECT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
@@ -163,6 +165,23 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   ASSERT_TRUE((*tok)->encode("yeni", &ids, false).ok());  // not prefetched: one more call
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(created, 1);
+}
+
+TEST(TokenizerDirTest, ApostropheRunsKeptWholeNeverReachTheModel) {
+  for (const bool turkish_apostrophe : {true, false}) {
+    int calls = 0;
+    const auto tok = TokenizerDir::load(
+        write_dir("tokdir_apostrophe", kTokenizerFormatVersion, turkish_apostrophe), true,
+        test_model([&]() {
+          return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+        }));
+    ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+    ASSERT_TRUE((*tok)->prefetch({"Kitap'lar Çocuk'tan"}).ok());
+    EXPECT_EQ((*tok)->model_created(), !turkish_apostrophe);
+    EXPECT_EQ((*tok)->segment_word("Kitap'lar").value(),
+              turkish_apostrophe ? (std::vector<std::string>{"Kitap", "'", "lar"})
+                                 : (std::vector<std::string>{"Kitap", "'", "l", "a", "r"}));
+  }
 }
 
 TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
