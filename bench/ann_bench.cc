@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ann_bench: FAISS HNSW (tools/ann_index.h, as `morpheus index build --type hnsw` builds it)
+// ann_bench: FAISS HNSW (embed/ann_index.h, as `morpheus index build --type hnsw` builds it)
 // against the exact flat index (the peer, same run): build seconds, recall@10 of HNSW against the
 // exact top 10 and queries/s of both, on the vectors of a `morpheus embed` .npy and on synthetic
 // clustered vectors. Queries are rows of the data (left out of their own answers).
@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "embed/ann_index.h"
 #include "eval/embedding_metrics.h"
-#include "tools/ann_index.h"
 
 namespace {
 
-using morpheus::tools::AnnBuildOptions;
-using morpheus::tools::AnnIndex;
-using morpheus::tools::AnnSearchOptions;
-using morpheus::tools::Neighbor;
+using morpheus::embed::AnnBuildOptions;
+using morpheus::embed::AnnIndex;
+using morpheus::embed::AnnSearchOptions;
+using morpheus::embed::Neighbor;
 using Clock = std::chrono::steady_clock;
 
 struct BenchArgs {
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
     if (flag == "--ef-construction") args.ef_construction = std::atoi(value.c_str());
     if (flag == "--ef-search") args.ef_search = parse_list(value);
   }
-  if (!morpheus::tools::ann_available()) {
+  if (!morpheus::embed::ann_available()) {
     std::fprintf(stderr, "ann_bench: this build has no FAISS\n");
     return 1;
   }

@@ -30,8 +30,8 @@
 #include "core/logging.h"
 #include "model/config.h"
 #include "model/losses.h"
-#include "tools/config_loader.h"
 #include "train/cache.h"
+#include "train/config_loader.h"
 #include "train/distributed.h"
 
 namespace {
@@ -63,7 +63,7 @@ torch::Tensor touched_rows(int64_t vocab, int64_t words, int64_t negatives, uint
 // One rank of part 1: exchange timings for `config_path`.
 int exchange_rank(DataParallel& dp, const std::string& config_path, double words_per_window,
                   int reps) {
-  auto resolved = morpheus::tools::load_config({config_path}, {});
+  auto resolved = morpheus::train::load_config({config_path}, {});
   if (!resolved.ok()) return 1;
   auto mcfg = morpheus::model::model_config_from_json(*resolved, config_path);
   if (!mcfg.ok()) return 1;

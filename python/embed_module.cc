@@ -2,7 +2,7 @@
 // morpheus._embed: word embeddings of a Morpheus tokenizer directory from Python (LibTorch), the
 // vectors `morpheus embed` writes: NeuralTokenizer::load (checksums, self-tests), its
 // NeuralSegmenter on the device of model::resolve_device (as train --device), embed_words
-// (tools/word_vectors.h).
+// (embed/word_vectors.h).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "embed/word_vectors.h"
 #include "infer/neural_tokenizer.h"
 #include "model/runtime.h"
 #include "python/status_error.h"
-#include "tools/word_vectors.h"
 
 namespace py = pybind11;
 
@@ -43,7 +43,7 @@ class Embedder {
     torch::Tensor emb;
     {
       py::gil_scoped_release release;
-      emb = tools::embed_words(*seg_, words, batch_size_);
+      emb = embed::embed_words(*seg_, words, batch_size_);
     }
     py::array_t<float> out({emb.size(0), emb.size(1)});
     std::memcpy(out.mutable_data(), emb.data_ptr<float>(),

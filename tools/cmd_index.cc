@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// `morpheus index build`: a FAISS index (flat, HNSW or IVF; tools/ann_index.h) over the vectors of
+// `morpheus index build`: a FAISS index (flat, HNSW or IVF; embed/ann_index.h) over the vectors of
 // a `morpheus embed` output, searched by `morpheus neighbors --faiss`.
 #include <chrono>
 #include <memory>
 #include <string>
 
 #include "core/logging.h"
+#include "embed/ann_index.h"
 #include "eval/embedding_metrics.h"
-#include "tools/ann_index.h"
 #include "tools/commands.h"
 
 namespace morpheus::tools {
@@ -16,24 +16,25 @@ namespace {
 struct IndexBuildArgs {
   std::string embeddings;
   std::string out;
-  AnnBuildOptions options;
+  embed::AnnBuildOptions options;
 };
 
 Status run_index_build(const IndexBuildArgs& args) {
-  if (ann_vocab_path(args.out) == args.out + ".vocab") {
+  if (embed::ann_vocab_path(args.out) == args.out + ".vocab") {
     return invalid_argument("--out " + args.out + " must end in .faiss",
                             "the words go to the .vocab file beside it");
   }
   MORPHEUS_ASSIGN_OR_RETURN(eval::Embeddings e, eval::load_embeddings(args.embeddings));
   const auto start = std::chrono::steady_clock::now();
   MORPHEUS_ASSIGN_OR_RETURN(
-      std::unique_ptr<AnnIndex> index,
-      AnnIndex::build(e.vectors.data, e.vectors.rows, e.vectors.cols, args.options));
+      std::unique_ptr<embed::AnnIndex> index,
+      embed::AnnIndex::build(e.vectors.data, e.vectors.rows, e.vectors.cols, args.options));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   MORPHEUS_RETURN_IF_ERROR(index->save(args.out, e.words));
   MORPHEUS_LOG(kInfo, "index: ", args.options.type, " over ", e.vectors.rows, " x ", e.vectors.cols,
-               " built in ", seconds, " s; wrote ", args.out, " and ", ann_vocab_path(args.out));
+               " built in ", seconds, " s; wrote ", args.out, " and ",
+               embed::ann_vocab_path(args.out));
   return ok_status();
 }
 

@@ -11,7 +11,7 @@
 #include "model/config.h"
 #include "model/losses.h"
 #include "tools/commands.h"
-#include "tools/config_loader.h"
+#include "train/config_loader.h"
 
 namespace morpheus::tools {
 namespace {
@@ -22,7 +22,7 @@ struct InfoArgs {
 };
 
 Status run_info(const InfoArgs& args) {
-  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json resolved, load_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json resolved, train::load_config(args.configs, args.sets));
   MORPHEUS_ASSIGN_OR_RETURN(model::ModelConfig config,
                             model::model_config_from_json(resolved, "config"));
   torch::NoGradGuard no_grad;

@@ -16,14 +16,14 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
+#include "embed/ann_index.h"
+#include "embed/word_vectors.h"
 #include "eval/embedding_metrics.h"
 #include "infer/neural_tokenizer.h"
 #include "tokenizer/model_client.h"
 #include "tokenizer/segment_table.h"
-#include "tools/ann_index.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
-#include "tools/word_vectors.h"
 #include "train/prepare.h"
 
 namespace morpheus::tools {
@@ -54,7 +54,7 @@ struct NeighborArgs {
   std::string vocab;
   std::string index;  // embeddings of the candidates (`morpheus embed` output)
   std::string faiss;  // a `morpheus index build` index of the candidates
-  AnnSearchOptions search;
+  embed::AnnSearchOptions search;
 };
 
 Status run_export(ExportArgs args) {
@@ -113,7 +113,7 @@ Status run_embed(const EmbedArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
                             load_tokenizer(args.model, 0));
   MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
-  const torch::Tensor emb = embed_words(*seg, words);
+  const torch::Tensor emb = embed::embed_words(*seg, words);
   const int64_t n = emb.size(0);
   const int64_t d = emb.size(1);
   const float* data = emb.data_ptr<float>();
@@ -165,9 +165,9 @@ struct NeighborModel {
 // needed) and is not its own neighbour; the others are embedded with --model in one call.
 struct NeighborSpace {
   std::vector<std::string> words;
-  std::vector<float> storage;     // the --index vectors, viewed by `candidates` (not copied)
-  torch::Tensor candidates;       // undefined with --faiss
-  std::unique_ptr<AnnIndex> ann;  // --faiss
+  std::vector<float> storage;            // the --index vectors, viewed by `candidates` (not copied)
+  torch::Tensor candidates;              // undefined with --faiss
+  std::unique_ptr<embed::AnnIndex> ann;  // --faiss
   torch::Tensor queries;
   std::vector<std::vector<int64_t>> exclude;  // per query: the rows of the query word
 };
@@ -215,7 +215,7 @@ Status load_neighbor_model(const NeighborArgs& args, const std::string& why, Nei
 
 Status load_candidates(const NeighborArgs& args, NeighborModel* model, NeighborSpace* space) {
   if (!args.faiss.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(space->ann, AnnIndex::load(args.faiss));
+    MORPHEUS_ASSIGN_OR_RETURN(space->ann, embed::AnnIndex::load(args.faiss));
     space->words = space->ann->words();
     return ok_status();
   }
@@ -232,7 +232,7 @@ Status load_candidates(const NeighborArgs& args, NeighborModel* model, NeighborS
   const std::string vocab_path =
       args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
   MORPHEUS_ASSIGN_OR_RETURN(space->words, read_word_list(vocab_path));
-  space->candidates = embed_words(*model->seg, space->words);
+  space->candidates = embed::embed_words(*model->seg, space->words);
   return ok_status();
 }
 
@@ -265,7 +265,7 @@ Status load_queries(const NeighborArgs& args, const std::vector<std::string>& qu
   const std::string source = !args.faiss.empty() ? args.faiss : args.index;
   MORPHEUS_RETURN_IF_ERROR(
       load_neighbor_model(args, "\"" + missing[0] + "\" is not in " + source, model));
-  const torch::Tensor v = embed_words(*model->seg, missing);
+  const torch::Tensor v = embed::embed_words(*model->seg, missing);
   if (v.size(1) != dim) {
     return invalid_argument(source + ": " + std::to_string(dim) +
                                 "-dimensional vectors, the model's are " +
@@ -298,18 +298,18 @@ Status run_neighbors(const NeighborArgs& args) {
   NeighborSpace space;
   MORPHEUS_RETURN_IF_ERROR(load_candidates(args, &model, &space));
   MORPHEUS_RETURN_IF_ERROR(load_queries(args, queries, &model, &space));
-  std::vector<std::vector<Neighbor>> found;
+  std::vector<std::vector<embed::Neighbor>> found;
   if (space.ann) {
     const torch::Tensor q = space.queries.contiguous();
     const std::vector<float> flat(q.data_ptr<float>(), q.data_ptr<float>() + q.numel());
     MORPHEUS_ASSIGN_OR_RETURN(found, space.ann->search(flat, args.k, args.search, space.exclude));
   } else {
-    found = cosine_neighbors(space.candidates, space.queries, space.exclude, args.k);
+    found = embed::cosine_neighbors(space.candidates, space.queries, space.exclude, args.k);
   }
   std::string text;
   char buf[32];
   for (size_t q = 0; q < queries.size(); ++q) {
-    for (const Neighbor& n : found[q]) {
+    for (const embed::Neighbor& n : found[q]) {
       std::snprintf(buf, sizeof(buf), "\t%.4f\n", static_cast<double>(n.score));
       if (!args.queries.empty()) text += queries[q] + "\t";
       text += space.words[static_cast<size_t>(n.row)] + buf;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-// `morpheus-spm train|encode|decode|segment`: SentencePiece BPE/Unigram (tools/spm_model.h) with
-// the same line I/O as the other tokenizers (tools/codec_io.h).
+// `morpheus-spm train|encode|decode|segment`: SentencePiece BPE/Unigram (tokenizer/spm_model.h)
+// with the same line I/O as the other tokenizers (tools/codec_io.h).
 #include "tools/spm_commands.h"
 
 #include <memory>
 #include <string>
 
 #include "core/logging.h"
+#include "tokenizer/spm_model.h"
 #include "tools/codec_io.h"
-#include "tools/spm_model.h"
 
 namespace morpheus::tools {
 namespace {
@@ -20,8 +20,9 @@ struct SpmRunArgs {
 };
 
 Status run_spm(const SpmRunArgs& args, const std::string& mode) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SpmModel> model, SpmModel::load(args.model));
-  const SpmModel& m = *model;
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::SpmModel> model,
+                            tokenizer::SpmModel::load(args.model));
+  const tokenizer::SpmModel& m = *model;
   if (mode == "encode") {
     return encode_lines(
         args.input, args.output, false,
@@ -39,7 +40,7 @@ Status run_spm(const SpmRunArgs& args, const std::string& mode) {
 }  // namespace
 
 void register_spm_commands(CLI::App& app, CommandRegistry& registry) {
-  auto targs = std::make_shared<SpmTrainOptions>();
+  auto targs = std::make_shared<tokenizer::SpmTrainOptions>();
   CLI::App* train = app.add_subcommand("train", "Train a SentencePiece model directory");
   train->add_option("--corpus", targs->corpus, "Text corpus, one sentence per line")->required();
   train->add_option("--type", targs->type, "bpe or unigram")->capture_default_str();
@@ -47,7 +48,7 @@ void register_spm_commands(CLI::App& app, CommandRegistry& registry) {
   train->add_option("--threads", targs->threads, "Trainer threads")->capture_default_str();
   train->add_option("--out", targs->out, "Output model directory")->required();
   registry.add(train, [targs] {
-    MORPHEUS_RETURN_IF_ERROR(spm_train(*targs));
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::spm_train(*targs));
     MORPHEUS_LOG(kInfo, "morpheus-spm: wrote ", targs->out);
     return ok_status();
   });

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Torch-free tests of the SentencePiece baselines (linked with libsentencepiece only).
-#include "tools/spm_model.h"
+#include "tokenizer/spm_model.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
 
 // Trains on 3,000 sentences drawn from a small Turkish word list (seeded).
@@ -114,4 +114,4 @@ TEST(SpmModelTest, MissingOrBadModelDirectoryIsAnError) {
 }
 
 }  // namespace
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -22,7 +22,7 @@ namespace sentencepiece {
 class SentencePieceProcessor;
 }
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 
 std::string spm_escape(std::string_view text);
 // Inverse of spm_escape (a lone trailing U+E000 is kept as is).
@@ -57,4 +57,4 @@ class SpmModel {
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
 };
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// AnnIndex on FAISS (tools/ann_index.h); stubs returning UNIMPLEMENTED without FAISS.
-#include "tools/ann_index.h"
+// AnnIndex on FAISS (embed/ann_index.h); stubs returning UNIMPLEMENTED without FAISS.
+#include "embed/ann_index.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +19,7 @@
 #include <faiss/index_io.h>
 #endif
 
-namespace morpheus::tools {
+namespace morpheus::embed {
 
 std::string ann_vocab_path(const std::string& index_path) {
   const std::string ext = ".faiss";
@@ -262,4 +262,4 @@ std::vector<float> AnnIndex::vector(size_t) const { return {}; }
 
 #endif
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::embed

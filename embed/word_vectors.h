@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "embed/ann_index.h"  // Neighbor
 #include "infer/neural_segmenter.h"
-#include "tools/ann_index.h"  // Neighbor
 
-namespace morpheus::tools {
+namespace morpheus::embed {
 
 // Embeddings [N,D] float32 (contiguous, CPU) of `words`, `block` words per model call.
 torch::Tensor embed_words(const infer::NeuralSegmenter& seg, const std::vector<std::string>& words,
@@ -26,4 +26,4 @@ std::vector<std::vector<Neighbor>> cosine_neighbors(
     const torch::Tensor& candidates, const torch::Tensor& queries,
     const std::vector<std::vector<int64_t>>& exclude, size_t k, int64_t block = 256);
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::embed

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SentencePiece training and lossless encode/decode behind morpheus-spm.
-#include "tools/spm_model.h"
+#include "tokenizer/spm_model.h"
 
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
@@ -11,7 +11,7 @@
 #include "core/file_util.h"
 #include "core/utf8.h"
 
-namespace morpheus::tools {
+namespace morpheus::tokenizer {
 namespace {
 
 constexpr char32_t kEscape = 0xE000;
@@ -204,4 +204,4 @@ StatusOr<std::vector<std::string>> SpmModel::segment(std::string_view word) cons
   return pieces;
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::tokenizer

@@ -10,7 +10,7 @@
 
 #include "core/status.h"
 
-namespace morpheus::tools {
+namespace morpheus::train {
 
 // Every section's defaults, e.g. {"model": {...}}.
 nlohmann::json default_config();
@@ -19,4 +19,4 @@ nlohmann::json default_config();
 StatusOr<nlohmann::json> load_config(const std::vector<std::string>& files,
                                      const std::vector<std::string>& sets);
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::train

@@ -15,7 +15,7 @@
 
 #include "core/status.h"
 
-namespace morpheus::tools {
+namespace morpheus::embed {
 
 struct Neighbor {
   int64_t row = 0;
@@ -74,4 +74,4 @@ class AnnIndex {
   std::vector<std::string> words_;
 };
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::embed

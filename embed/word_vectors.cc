@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Embedding in blocks and blocked exact cosine top-k (tools/word_vectors.h).
-#include "tools/word_vectors.h"
+// Embedding in blocks and blocked exact cosine top-k (embed/word_vectors.h).
+#include "embed/word_vectors.h"
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 
-namespace morpheus::tools {
+namespace morpheus::embed {
 namespace {
 
 // Better = higher score, then lower row.
@@ -75,4 +75,4 @@ std::vector<std::vector<Neighbor>> cosine_neighbors(
   return out;
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::embed

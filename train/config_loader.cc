@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Default config sections and resolution for the `morpheus` commands.
-#include "tools/config_loader.h"
+#include "train/config_loader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include "train/prepare.h"
 #include "train/train_config.h"
 
-namespace morpheus::tools {
+namespace morpheus::train {
 
 nlohmann::json default_config() {
   nlohmann::json defaults = nlohmann::json::object();
@@ -24,4 +24,4 @@ StatusOr<nlohmann::json> load_config(const std::vector<std::string>& files,
   return resolve_config(default_config(), files, sets);
 }
 
-}  // namespace morpheus::tools
+}  // namespace morpheus::train

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// AnnIndex (tools/ann_index.h): searches from several threads at once, each with its own
+// AnnIndex (embed/ann_index.h): searches from several threads at once, each with its own
 // efSearch / nprobe, answer as the same searches run one after another.
-#include "tools/ann_index.h"
+#include "embed/ann_index.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace morpheus::tools {
+namespace morpheus::embed {
 namespace {
 
 constexpr size_t kRows = 3000;
@@ -118,4 +118,4 @@ TEST(AnnIndexTest, SearchLeavesOutExcludedRowsAndKeepsK) {
 }
 
 }  // namespace
-}  // namespace morpheus::tools
+}  // namespace morpheus::embed
