@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The byte-level double-array trie of the hybrid tokenizer: exact lookups against a std::map,
 // longest-prefix walks with step()/value() against brute force, arbitrary bytes (NUL, 0xFF) in
-// keys, no transitions outside the keys, and the build contract.
+// keys, no transitions outside the keys, the empty trie (built from no keys, or never built), and
+// the build contract.
 #include "tokenizer/hybrid/double_array.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +136,31 @@ TEST(DoubleArrayTest, OnlyKeyBytesHaveTransitions) {
   for (int c = 0; c < 256; ++c) {
     EXPECT_LT(da.step(leaf, static_cast<unsigned char>(c)), 0) << "ax --" << c;
   }
+}
+
+TEST(DoubleArrayTest, EmptyKeySetHasNoTransitionsAndNoValues) {
+  DoubleArray da;
+  da.build({});
+  for (int c = 0; c < 256; ++c) {
+    EXPECT_LT(da.step(DoubleArray::root(), static_cast<unsigned char>(c)), 0) << "root --" << c;
+  }
+  EXPECT_EQ(da.value(DoubleArray::root()), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find(""), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find(std::string(1, '\0')), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find(std::string(3, '\0')), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find("ab"), DoubleArray::kNoValue);
+}
+
+TEST(DoubleArrayTest, UnbuiltTrieHasNoTransitionsAndNoValues) {
+  const DoubleArray da;
+  for (int c = 0; c < 256; ++c) {
+    EXPECT_LT(da.step(DoubleArray::root(), static_cast<unsigned char>(c)), 0) << "root --" << c;
+  }
+  EXPECT_EQ(da.value(DoubleArray::root()), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find(""), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find(std::string(1, '\0')), DoubleArray::kNoValue);
+  EXPECT_EQ(da.find("ab"), DoubleArray::kNoValue);
+  EXPECT_EQ(da.num_units(), 0u);
 }
 
 TEST(DoubleArrayTest, EmptyKeyDuplicateKeyAndNegativeValueAreContractErrors) {

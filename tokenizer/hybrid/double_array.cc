@@ -42,6 +42,13 @@ void DoubleArray::build(const std::vector<std::pair<std::string, int32_t>>& keys
     nodes[static_cast<size_t>(cur)].value = value;
   }
 
+  if (nodes[0].children.empty()) {
+    // No keys. A laid-out root would have base 0, and step(root(), 0) would land on the root's
+    // own cell 0 (check 0): a false transition. The empty trie holds no cells instead.
+    units_ = std::vector<Unit>();
+    return;
+  }
+
   // Place nodes breadth first. `used` marks cells owned by some node.
   units_.assign(1, Unit{});
   units_[0].check = 0;  // the root owns cell 0
