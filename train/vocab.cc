@@ -2,7 +2,10 @@
 #include "train/vocab.h"
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
 
 #include "core/file_util.h"
 #include "core/json_config.h"
@@ -113,13 +116,20 @@ StatusOr<CountVocab> CountVocab::load(const std::string& path) {
   std::string line;
   while (reader.next(&line)) {
     const size_t tab = line.find('\t');
-    uint64_t count = 0;
-    try {
-      if (tab == std::string::npos) throw std::invalid_argument("no tab");
-      count = std::stoull(line.substr(tab + 1));
-    } catch (const std::exception&) {
+    if (tab == std::string::npos) {
       return data_loss(path + ": line " + std::to_string(reader.line_number()) +
                        ": expected string<TAB>count");
+    }
+    // The whole field must be a decimal uint64: no sign, space, '\r' or trailing characters.
+    const char* const begin = line.data() + tab + 1;
+    const char* const end = line.data() + line.size();
+    uint64_t count = 0;
+    const auto [stop, ec] = std::from_chars(begin, end, count);
+    if (ec != std::errc() || stop != end) {
+      return data_loss(path + ": line " + std::to_string(reader.line_number()) +
+                           ": expected string<TAB>count with a decimal count in [0, 2^64), got \"" +
+                           std::string(begin, end) + "\"",
+                       "words.tsv and roots.tsv are written by morpheus prepare");
     }
     MORPHEUS_ASSIGN_OR_RETURN(std::u32string s, utf8::decode(line.substr(0, tab)));
     if (!vocab.entries_.empty()) {

@@ -63,6 +63,9 @@ class CountVocab {
   uint64_t count_of(uint32_t id) const { return entries_.at(id).second; }
 
   Status save(const std::string& path) const;
+  // Reads a file written by save(). NOT_FOUND when missing; DATA_LOSS naming the file and line
+  // for a line that is not string<TAB>count, count being a whole decimal in [0, 2^64) ("-5",
+  // "+5", " 5", "5abc" and "5\r" are not), and for an empty file.
   static StatusOr<CountVocab> load(const std::string& path);
 
  private:

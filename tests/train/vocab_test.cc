@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
@@ -185,6 +188,35 @@ TEST(CountVocabTest, MalformedFilesNameTheLine) {
   EXPECT_EQ(load("empty.tsv", "").code(), StatusCode::kDataLoss);
   EXPECT_FALSE(load("utf8.tsv", "<unk>\t0\n\xff\xfe\t3\n").ok());
   EXPECT_EQ(CountVocab::load(path_join(dir, "missing.tsv")).status().code(), StatusCode::kNotFound);
+}
+
+TEST(CountVocabTest, CountsThatAreNotWholeNonNegativeNumbersAreDataLoss) {
+  const std::string dir = testing::make_temp_dir("bad_count_number");
+  auto load = [&](const std::string& name, const std::string& text) {
+    const std::string path = path_join(dir, name);
+    EXPECT_TRUE(write_file_atomic(path, text).ok());
+    return CountVocab::load(path).status();
+  };
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"negative.tsv", "-5"},  {"garbage.tsv", "12abc"},
+      {"space.tsv", "12 3"},   {"plus.tsv", "+12"},
+      {"lead.tsv", " 12"},     {"fraction.tsv", "1.5"},
+      {"empty_count.tsv", ""}, {"crlf.tsv", "12\r"},
+      {"hex.tsv", "0x1f"},     {"overflow.tsv", "18446744073709551616"}};
+  for (const auto& [name, count] : bad) {
+    const Status s = load(name, "<unk>\t0\nkitap\t9\nev\t" + count + "\nel\t1\n");
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << name << ": " << s.to_string();
+    if (s.ok()) continue;
+    EXPECT_NE(s.message().find(name), std::string::npos) << s.to_string();
+    EXPECT_NE(s.message().find("line 3"), std::string::npos) << s.to_string();
+    EXPECT_NE(s.message().find('"' + count + '"'), std::string::npos) << s.to_string();
+  }
+  // The whole uint64 range still loads.
+  const std::string path = path_join(dir, "max.tsv");
+  ASSERT_TRUE(write_file_atomic(path, "<unk>\t0\nkitap\t18446744073709551615\n").ok());
+  StatusOr<CountVocab> loaded = CountVocab::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->count_of(1), UINT64_MAX);
 }
 
 }  // namespace
