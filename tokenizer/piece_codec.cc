@@ -9,14 +9,39 @@
 #include <utility>
 
 #include "core/check.h"
+#include "core/flat_string_map.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 
 namespace morpheus::tokenizer {
 
+// Units of the folded runs encoded so far: run -> a slice of `units`.
 struct PieceCodec::Cache {
+  struct Slice {
+    uint32_t begin;
+    uint32_t count;
+  };
   std::shared_mutex mutex;  // shared for lookups, so encoding threads read it side by side
-  std::unordered_map<std::string, std::vector<Unit>> units;
+  FlatStringMap<Slice> index;
+  std::vector<Unit> units;
+
+  bool find(const std::string& run, std::vector<Unit>* out) {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    const Slice* slice = index.find(run);
+    if (slice == nullptr) return false;
+    out->assign(units.begin() + slice->begin, units.begin() + slice->begin + slice->count);
+    return true;
+  }
+  void add(const std::string& run, const std::vector<Unit>& run_units, size_t capacity) {
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    if (index.size() >= capacity || units.size() + run_units.size() > UINT32_MAX) {
+      index.clear();
+      units.clear();
+    }
+    const Slice slice{static_cast<uint32_t>(units.size()), static_cast<uint32_t>(run_units.size())};
+    if (index.insert(run, slice).second)
+      units.insert(units.end(), run_units.begin(), run_units.end());
+  }
 };
 
 namespace {
@@ -226,20 +251,9 @@ void PieceCodec::encode_letters(std::string_view original, bool whole,
     whole_units(folded, folded_cps, &local_units);
     units = &local_units;
   } else if (options_.cache_capacity > 0) {
-    bool found = false;
-    {
-      std::shared_lock<std::shared_mutex> lock(cache_->mutex);
-      const auto it = cache_->units.find(folded);
-      if (it != cache_->units.end()) {
-        cached_copy.assign(it->second.begin(), it->second.end());
-        found = true;
-      }
-    }
-    if (!found) {
+    if (!cache_->find(folded, &cached_copy)) {
       fold_units(folded, folded_cps, &cached_copy);
-      std::unique_lock<std::shared_mutex> lock(cache_->mutex);
-      if (cache_->units.size() >= options_.cache_capacity) cache_->units.clear();
-      cache_->units.emplace(folded, cached_copy);
+      cache_->add(folded, cached_copy, options_.cache_capacity);
     }
     units = &cached_copy;
   } else {

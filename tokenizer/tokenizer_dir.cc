@@ -6,9 +6,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <unordered_set>
 
 #include "core/file_util.h"
+#include "core/flat_string_map.h"
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
@@ -29,9 +29,9 @@ struct TokenizerDir::State {
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
-  std::unique_ptr<SegmentCache> disk;     // --cache-file, when attached
-  RunStats stats;                         // mutex held
-  std::unordered_set<std::string> known;  // runs prefetch has resolved or sent to the model
+  std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
+  RunStats stats;                      // mutex held
+  FlatStringMap<uint8_t> known;        // runs prefetch has resolved or sent to the model
 
   // Creates the model once (mutex held by the caller).
   Status ensure(const std::string& dir, const SegmenterSpec& spec) {
@@ -270,7 +270,7 @@ namespace {
 std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
                                               bool turkish_apostrophe, uint64_t* words) {
   std::vector<std::string> runs;
-  std::unordered_set<std::string> seen;
+  FlatStringMap<uint8_t> seen;
   std::vector<Span> spans;
   std::string folded;
   for (const std::string& text : texts) {
@@ -282,7 +282,7 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
       ++*words;
       if (turkish_apostrophe && apostrophe_role(spans, k) != ApostropheRole::kNone) continue;
       fold_run_into(spans[k].text(text), &folded);
-      if (seen.insert(folded).second) runs.push_back(folded);
+      if (seen.insert(folded, 1).second) runs.push_back(folded);
     }
   }
   return runs;
@@ -302,11 +302,11 @@ Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const
   MORPHEUS_RETURN_IF_ERROR(state_->finish());
   RunStats& stats = state_->stats;
   stats.words += words;
-  std::unordered_set<std::string>& known = state_->known;
+  FlatStringMap<uint8_t>& known = state_->known;
   for (const std::string& folded : runs) {
-    if (known.count(folded) != 0) continue;  // each distinct run looked up once per input
+    if (known.find(folded) != nullptr) continue;  // each distinct run looked up once per input
     if (known.size() >= kMaxKnown) known.clear();
-    known.insert(folded);
+    known.insert(folded, 1);
     ++stats.runs;
     if (table_.contains(folded)) {
       ++stats.table;
