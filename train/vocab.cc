@@ -115,12 +115,13 @@ StatusOr<CountVocab> CountVocab::load(const std::string& path) {
   CountVocab vocab;
   std::string line;
   while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files, as every reader
     const size_t tab = line.find('\t');
     if (tab == std::string::npos) {
       return data_loss(path + ": line " + std::to_string(reader.line_number()) +
                        ": expected string<TAB>count");
     }
-    // The whole field must be a decimal uint64: no sign, space, '\r' or trailing characters.
+    // The whole field must be a decimal uint64: no sign, space or trailing characters.
     const char* const begin = line.data() + tab + 1;
     const char* const end = line.data() + line.size();
     uint64_t count = 0;

@@ -198,11 +198,9 @@ TEST(CountVocabTest, CountsThatAreNotWholeNonNegativeNumbersAreDataLoss) {
     return CountVocab::load(path).status();
   };
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"negative.tsv", "-5"},  {"garbage.tsv", "12abc"},
-      {"space.tsv", "12 3"},   {"plus.tsv", "+12"},
-      {"lead.tsv", " 12"},     {"fraction.tsv", "1.5"},
-      {"empty_count.tsv", ""}, {"crlf.tsv", "12\r"},
-      {"hex.tsv", "0x1f"},     {"overflow.tsv", "18446744073709551616"}};
+      {"negative.tsv", "-5"},  {"garbage.tsv", "12abc"}, {"space.tsv", "12 3"},
+      {"plus.tsv", "+12"},     {"lead.tsv", " 12"},      {"fraction.tsv", "1.5"},
+      {"empty_count.tsv", ""}, {"hex.tsv", "0x1f"},      {"overflow.tsv", "18446744073709551616"}};
   for (const auto& [name, count] : bad) {
     const Status s = load(name, "<unk>\t0\nkitap\t9\nev\t" + count + "\nel\t1\n");
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << name << ": " << s.to_string();
@@ -211,9 +209,9 @@ TEST(CountVocabTest, CountsThatAreNotWholeNonNegativeNumbersAreDataLoss) {
     EXPECT_NE(s.message().find("line 3"), std::string::npos) << s.to_string();
     EXPECT_NE(s.message().find('"' + count + '"'), std::string::npos) << s.to_string();
   }
-  // The whole uint64 range still loads.
+  // The whole uint64 range still loads, from CRLF files too.
   const std::string path = path_join(dir, "max.tsv");
-  ASSERT_TRUE(write_file_atomic(path, "<unk>\t0\nkitap\t18446744073709551615\n").ok());
+  ASSERT_TRUE(write_file_atomic(path, "<unk>\t0\r\nkitap\t18446744073709551615\r\n").ok());
   StatusOr<CountVocab> loaded = CountVocab::load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
   EXPECT_EQ(loaded->count_of(1), UINT64_MAX);
