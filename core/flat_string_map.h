@@ -3,7 +3,7 @@
 // values, for the lookups done once per token (the codec's units cache, the prefetch scan).
 // Slots live in one array (hash, key offset and length, value) and keys in one byte arena, so a
 // lookup reads one slot and the key bytes: no node, no allocation per entry. Linear probing at
-// load <= 1/2; no erase (clear() empties it). Not thread-safe: the owner locks.
+// load <= 1/2; no erase (clear() empties it, keeping its capacity). Not thread-safe: the owner locks.
 //   FlatStringMap<uint32_t> m;  m.insert("evler", 7);  *m.find("evler") == 7
 #pragma once
 
@@ -72,8 +72,9 @@ class FlatStringMap {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
+  // Empties the map, keeping its slot array (a map refilled to the same size does not regrow).
   void clear() {
-    slots_.assign(16, Slot{});
+    slots_.assign(slots_.size(), Slot{});
     keys_.clear();
     size_ = 0;
   }

@@ -330,6 +330,29 @@ void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) 
     ids->push_back(it->second);
     return;
   }
+  if (options_.vocabulary_backoff) {  // the fewest vocabulary pieces: "467.22" -> 467 . 22
+    thread_local std::u32string cps;
+    thread_local std::vector<Unit> units;
+    decode_valid(text, &cps);
+    units.clear();
+    backoff_units(cps, &units);
+    size_t cp = 0;
+    size_t byte = 0;
+    for (const Unit& u : units) {
+      size_t unit_bytes = 0;
+      for (size_t k = 0; k < u.length; ++k) unit_bytes += encoded_length(cps[cp + k]);
+      if (u.id >= 0) {
+        ids->push_back(u.id);
+      } else {
+        for (size_t b = 0; b < unit_bytes; ++b) {
+          ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(text[byte + b])));
+        }
+      }
+      cp += u.length;
+      byte += unit_bytes;
+    }
+    return;
+  }
   size_t pos = 0;
   while (pos < text.size()) {
     const utf8::Decoded d = utf8::decode_one(text, pos);

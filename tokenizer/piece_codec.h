@@ -58,7 +58,8 @@ struct PieceCodecOptions {
 //     fallback).
 //   * Every other span (digits, whitespace, apostrophes, punctuation, emoji, other marks) is one
 //     piece id when the whole span is in the vocabulary, else per code point its piece id or its
-//     UTF-8 bytes. Invalid bytes (allow_invalid) are byte tokens.
+//     UTF-8 bytes (with vocabulary_backoff: the fewest vocabulary pieces, "467.22" -> 467 . 22).
+//     Invalid bytes (allow_invalid) are byte tokens.
 // There are no word-start marker tokens: encode() can return a word-start flag per id instead
 // (1 on the first id of every pretokenizer span, 0 elsewhere).
 // Decoding concatenates piece strings (case-adjusted after <cap>/<upper>) and raw bytes.

@@ -270,7 +270,8 @@ namespace {
 std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
                                               bool turkish_apostrophe, uint64_t* words) {
   std::vector<std::string> runs;
-  FlatStringMap<uint8_t> seen;
+  thread_local FlatStringMap<uint8_t> seen;  // cleared per call, its capacity kept
+  seen.clear();
   std::vector<Span> spans;
   std::string folded;
   for (const std::string& text : texts) {

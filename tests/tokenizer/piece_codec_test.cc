@@ -283,6 +283,16 @@ TEST(PieceCodecTest, BackoffUsesBytesOnlyForCharactersOutsideTheVocabulary) {
   EXPECT_EQ(ids, (std::vector<int32_t>{codec.piece_id("ev"), 'x', codec.piece_id("ler")}));
 }
 
+TEST(PieceCodecTest, BackoffSplitsANumberIntoFewestVocabularyPieces) {
+  const PieceCodec codec = whole_run_codec({"467", ".", "2", "22"}, true);
+  EXPECT_EQ(
+      codec.encode("467.22").value(),
+      (std::vector<int32_t>{codec.piece_id("467"), codec.piece_id("."), codec.piece_id("22")}));
+  EXPECT_EQ(codec.encode("467,5").value(), (std::vector<int32_t>{codec.piece_id("467"), ',', '5'}));
+  EXPECT_EQ(codec.segment_word("467.22").value(), (std::vector<std::string>{"467.22"}));
+  EXPECT_EQ(round_trip(codec, "467.22 1,5 ٣.٤"), "467.22 1,5 ٣.٤");
+}
+
 TEST(PieceCodecTest, WithoutBackoffUnknownPiecesSplitIntoCharacters) {
   const PieceCodec codec = whole_run_codec({"e", "v", "l", "r", "ev", "ler"}, false);
   EXPECT_EQ(codec.segment_word("evler").value(),
