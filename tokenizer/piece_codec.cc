@@ -83,7 +83,6 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
                                         std::shared_ptr<const Segmenter> segmenter,
                                         PieceCodecOptions options) {
   PieceCodec codec(std::move(pieces), std::move(segmenter), options);
-  codec.piece_ids_.reserve(codec.pieces_.size() * 2);
   for (size_t i = 0; i < codec.pieces_.size(); ++i) {
     const std::string& p = codec.pieces_[i];
     if (p.empty()) {
@@ -96,19 +95,18 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
     const char32_t first = utf8::decode_one(p, 0).code_point;
     codec.max_piece_cps_ = std::max(codec.max_piece_cps_, utf8::length(p));
     codec.word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
-    const auto [it, inserted] =
-        codec.piece_ids_.emplace(p, kFirstPieceId + static_cast<int32_t>(i));
+    const auto [id, inserted] = codec.piece_ids_.insert(p, kFirstPieceId + static_cast<int32_t>(i));
     if (!inserted) {
       return invalid_argument("piece " + std::to_string(i) + " \"" + p + "\" duplicates piece " +
-                              std::to_string(it->second - kFirstPieceId));
+                              std::to_string(*id - kFirstPieceId));
     }
   }
   return codec;
 }
 
 int32_t PieceCodec::piece_id(std::string_view piece) const {
-  const auto it = piece_ids_.find(std::string(piece));
-  return it == piece_ids_.end() ? -1 : it->second;
+  const int32_t* id = piece_ids_.find(piece);
+  return id == nullptr ? -1 : *id;
 }
 
 std::string PieceCodec::id_to_string(int32_t id) const {
@@ -157,17 +155,16 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
   for (const std::string& p : parts) {
     if (p.empty()) continue;
     const size_t n = utf8::length(p);
-    const auto it = piece_ids_.find(p);
-    if (it != piece_ids_.end()) {
-      units->push_back({it->second, static_cast<uint32_t>(n)});
+    const int32_t id = piece_id(p);
+    if (id >= 0) {
+      units->push_back({id, static_cast<uint32_t>(n)});
     } else if (options_.vocabulary_backoff) {
       backoff_units(folded_cps.substr(cp_index, n), units);
     } else {
       for (size_t k = 0; k < n; ++k) {
         one.clear();
         utf8::append(folded_cps[cp_index + k], one);
-        const auto jt = piece_ids_.find(one);
-        units->push_back({jt == piece_ids_.end() ? -1 : jt->second, 1});
+        units->push_back({piece_id(one), 1});
       }
     }
     cp_index += n;
@@ -192,11 +189,11 @@ void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* uni
     // Longest first: a shorter candidate replaces it only when strictly cheaper.
     size_t best = std::numeric_limits<size_t>::max();
     for (size_t j = longest; j > i; --j) {
-      const auto it = piece_ids_.find(key);
-      if (it != piece_ids_.end() && 1 + cost[j] < best) {
+      const int32_t piece = piece_id(key);
+      if (piece >= 0 && 1 + cost[j] < best) {
         best = 1 + cost[j];
         next[i] = j;
-        id[i] = it->second;
+        id[i] = piece;
       }
       key.resize(key.size() - encoded_length(cps[j - 1]));
     }
@@ -215,9 +212,9 @@ void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* uni
 void PieceCodec::whole_units(const std::string& folded, const std::u32string& folded_cps,
                              std::vector<Unit>* units) const {
   units->clear();
-  const auto it = piece_ids_.find(folded);
-  if (it != piece_ids_.end()) {
-    units->push_back({it->second, static_cast<uint32_t>(folded_cps.size())});
+  const int32_t id = piece_id(folded);
+  if (id >= 0) {
+    units->push_back({id, static_cast<uint32_t>(folded_cps.size())});
   } else {
     backoff_units(folded_cps, units);
   }
@@ -323,11 +320,8 @@ void PieceCodec::encode_letters(std::string_view original, bool whole,
 }
 
 void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) const {
-  thread_local std::string key;
-  key.assign(text.data(), text.size());
-  const auto it = piece_ids_.find(key);
-  if (it != piece_ids_.end()) {
-    ids->push_back(it->second);
+  if (const int32_t id = piece_id(text); id >= 0) {
+    ids->push_back(id);
     return;
   }
   if (options_.vocabulary_backoff) {  // the fewest vocabulary pieces: "467.22" -> 467 . 22
@@ -356,10 +350,8 @@ void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) 
   size_t pos = 0;
   while (pos < text.size()) {
     const utf8::Decoded d = utf8::decode_one(text, pos);
-    key.assign(text.data() + pos, d.length);
-    const auto jt = piece_ids_.find(key);
-    if (jt != piece_ids_.end()) {
-      ids->push_back(jt->second);
+    if (const int32_t id = piece_id(text.substr(pos, d.length)); id >= 0) {
+      ids->push_back(id);
     } else {
       for (size_t b = 0; b < d.length; ++b) {
         ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(text[pos + b])));

@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "core/flat_string_map.h"
 #include "core/status.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segmenter.h"
@@ -137,7 +137,7 @@ class PieceCodec {
   void encode_other(std::string_view text, std::vector<int32_t>* ids) const;
 
   std::vector<std::string> pieces_;
-  std::unordered_map<std::string, int32_t> piece_ids_;
+  FlatStringMap<int32_t> piece_ids_;
   std::vector<uint8_t> word_piece_;  // per piece: first code point is a letter or a mark
   size_t max_piece_cps_ = 1;         // longest piece in code points
   std::shared_ptr<const Segmenter> segmenter_;
