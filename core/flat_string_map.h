@@ -3,7 +3,8 @@
 // values, for the lookups done once per token (the codec's units cache, the prefetch scan).
 // Slots live in one array (hash, key offset and length, value) and keys in one byte arena, so a
 // lookup reads one slot and the key bytes: no node, no allocation per entry. Linear probing at
-// load <= 1/2; no erase (clear() empties it, keeping its capacity). Not thread-safe: the owner locks.
+// load <= 1/2; no erase (clear() empties it, keeping its capacity). Not thread-safe: the owner
+// locks.
 //   FlatStringMap<uint32_t> m;  m.insert("evler", 7);  *m.find("evler") == 7
 #pragma once
 

@@ -44,16 +44,32 @@ Status segment_text_line(const tokenizer::TokenizerDir& tok, std::string_view li
                          bool allow_invalid, std::string* out) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<tokenizer::Span> spans,
                             tokenizer::pretokenize(line, allow_invalid));
+  // Spans between white space and invalid bytes are segmented together, so that the codec sees
+  // their context (an apostrophe between a proper name and its suffix chain).
   nlohmann::json row = nlohmann::json::array();
+  size_t chunk = std::string_view::npos;  // start of the pending chunk
+  const auto flush = [&](size_t end) -> Status {
+    if (chunk == std::string_view::npos) return ok_status();
+    MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces,
+                              tok.segment_word(line.substr(chunk, end - chunk)));
+    for (std::string& p : pieces) row.push_back(std::move(p));
+    chunk = std::string_view::npos;
+    return ok_status();
+  };
   for (const tokenizer::Span& span : spans) {
     const std::string_view text = span.text(line);
-    if (span.kind == tokenizer::SpanKind::kInvalid) {
-      row.push_back({{"byte", static_cast<unsigned char>(text[0])}});
+    if (span.kind == tokenizer::SpanKind::kInvalid || span.kind == tokenizer::SpanKind::kSpace) {
+      MORPHEUS_RETURN_IF_ERROR(flush(span.begin));
+      if (span.kind == tokenizer::SpanKind::kInvalid) {
+        row.push_back({{"byte", static_cast<unsigned char>(text[0])}});
+      } else {
+        row.push_back(std::string(text));
+      }
       continue;
     }
-    MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, tok.segment_word(text));
-    for (std::string& p : pieces) row.push_back(std::move(p));
+    if (chunk == std::string_view::npos) chunk = span.begin;
   }
+  MORPHEUS_RETURN_IF_ERROR(flush(line.size()));
   *out += row.dump();
   *out += '\n';
   return ok_status();

@@ -53,6 +53,13 @@ awk -F'\t' '$1 == "ev" { ok = $2 ~ /^[01]\.[0-9][0-9][0-9][0-9]$/ } END { exit !
   { cat "$dir/bnd"; fail "bad boundaries output for ev"; }
 printf 'Ev  "a b"\n' | "$m" segment --text --model "$dir/tok" - > "$dir/segt" || fail "segment --text"
 grep -q '^\["Ev","  ","\\"",' "$dir/segt" || { cat "$dir/segt"; fail "bad segment --text output"; }
+# Running text is segmented as its words are (the apostrophe rule needs the whole word).
+printf "Kitap'tan evlerde\n" | "$m" segment --text --model "$dir/tok" - > "$dir/segt2" ||
+  fail "segment --text apostrophe"
+printf "Kitap'tan\nevlerde\n" | "$m" segment --model "$dir/tok" - |
+  awk -F'\t' '{ n = split($2, p, " "); for (i = 1; i <= n; i++) printf "%s\"%s\"", s++ ? "," : "[", p[i];
+    if (NR == 1) printf ",\" \"" } END { print "]" }' > "$dir/segw2"
+cmp -s "$dir/segt2" "$dir/segw2" || { cat "$dir/segt2" "$dir/segw2"; fail "segment --text differs from segment"; }
 printf 'evler\nkitap\nİstanbul\n' > "$dir/words"
 "$m" embed --model "$dir/tok" --words "$dir/words" --out "$dir/e.npy" || fail "embed npy"
 [ "$(head -c 6 "$dir/e.npy" | tail -c 5)" = "NUMPY" ] || fail "npy magic"
