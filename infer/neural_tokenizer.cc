@@ -136,11 +136,11 @@ void add_lexicon_roots(const train::RootLexicon& lexicon, const std::vector<std:
     if (!cps.ok()) continue;
     for (size_t len = 1; len < cps->size(); ++len) {
       const std::u32string prefix = cps->substr(0, len);
-      if (lexicon.roots().count(prefix) > 0) ++begins[prefix];
+      if (lexicon.is_root(prefix)) ++begins[prefix];
     }
   }
   std::vector<std::pair<std::string, uint64_t>> ranked;
-  for (const std::u32string& root : lexicon.roots()) {
+  for (const auto& [root, flags] : lexicon.roots()) {
     if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) continue;
     std::string piece = utf8::encode(root);
     if (seen->count(piece) > 0) continue;
@@ -357,6 +357,7 @@ json tokenizer_config(const ExportOptions& options, const model::Morpheus& model
               {"turkish_apostrophe", true},
               {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
               {"root_snap", options.root_snap},
+              {"root_snap_rule", train::kRootSnapRule},
               {"max_word_len", model->config.max_word_len},
               {"min_count", options.min_count},
               {"word_types", state.words.size()},
@@ -513,6 +514,13 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
   }
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
   if (config.value("root_snap", false)) {
+    const int rule = config.value("root_snap_rule", 1);
+    if (rule != train::kRootSnapRule) {
+      return failed_precondition(
+          dir + " was exported with root-snap rule " + std::to_string(rule) +
+              "; this build applies rule " + std::to_string(train::kRootSnapRule),
+          "re-run morpheus export with --root-snap (the table must come from the same rule)");
+    }
     for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
       MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
     }

@@ -2,6 +2,9 @@
 #include "train/root_correction.h"
 
 #include <algorithm>
+#include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "core/file_util.h"
 #include "core/unicode.h"
@@ -10,25 +13,118 @@
 namespace morpheus::train {
 namespace {
 
-// Adds the lower-cased first field of every line of `path` to `out`.
-Status read_first_fields(const std::string& path, std::unordered_set<std::u32string>* out) {
+// The RootFlag bit of one dictionary flag field, or 0.
+uint8_t flag_bit(const std::string& field) {
+  if (field == "CL_FIIL") return kRootIsVerb;
+  if (field == "IS_SD" || field == "F_SD" || field == "IS_B_SD" || field == "IS_SDD") {
+    return kRootSoftens;
+  }
+  return field == "IS_UU" ? kRootIgnoresHarmony : 0;
+}
+
+// Calls fn(lower-cased first field, flag bits of the other fields) for every non-empty line.
+template <typename Fn>
+Status read_entries(const std::string& path, Fn fn) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
   std::string line;
   while (reader.next(&line)) {
-    const size_t begin = line.find_first_not_of(" \t\r");
-    if (begin == std::string::npos) continue;
-    const size_t end = line.find_first_of(" \t\r", begin);
-    const std::string field = line.substr(begin, end == std::string::npos ? end : end - begin);
+    std::istringstream fields(line);
+    std::string field;
+    if (!(fields >> field)) continue;
     std::u32string word;
     for (size_t pos = 0; pos < field.size();) {
       const utf8::Decoded d = utf8::decode_one(field, pos);
       word.push_back(unicode::to_lower(d.code_point));
       pos += d.length;
     }
-    out->insert(std::move(word));
+    uint8_t flags = 0;
+    while (fields >> field) flags |= flag_bit(field);
+    fn(std::move(word), flags);
   }
   return reader.status();
+}
+
+bool is_vowel(char32_t c) {
+  return std::u32string_view(U"aeıioöuü").find(c) != std::u32string_view::npos;
+}
+bool is_back(char32_t c) {
+  return std::u32string_view(U"aıou").find(c) != std::u32string_view::npos;
+}
+bool is_round(char32_t c) {
+  return std::u32string_view(U"oöuü").find(c) != std::u32string_view::npos;
+}
+bool is_high(char32_t c) {
+  return std::u32string_view(U"ıiuü").find(c) != std::u32string_view::npos;
+}
+bool is_voiceless(char32_t c) {
+  return std::u32string_view(U"çfhkpsşt").find(c) != std::u32string_view::npos;
+}
+
+// The last vowel of `s`, or 0.
+char32_t last_vowel(const std::u32string& s) {
+  for (auto it = s.rbegin(); it != s.rend(); ++it) {
+    if (is_vowel(*it)) return *it;
+  }
+  return 0;
+}
+
+// The first vowel of `s`, or 0.
+char32_t first_vowel(std::u32string_view s) {
+  for (const char32_t c : s) {
+    if (is_vowel(c)) return c;
+  }
+  return 0;
+}
+
+// Vowel harmony of a suffix's first vowel after a stem's last vowel: backness, and rounding
+// when the suffix vowel is high. True when either has no vowel.
+bool harmonizes(const std::u32string& stem, std::u32string_view suffix) {
+  const char32_t a = last_vowel(stem);
+  const char32_t b = first_vowel(suffix);
+  if (a == 0 || b == 0) return true;
+  if (is_back(a) != is_back(b)) return false;
+  return !is_high(b) || is_round(a) == is_round(b);
+}
+
+// Suffixes whose vowels do not harmonize (a chain starting with one skips the harmony check).
+bool starts_invariant(const std::u32string& chain) {
+  for (const std::u32string_view s :
+       {U"ki", U"ken", U"yor", U"leyin", U"daş", U"taş", U"gil", U"imtırak", U"mtırak"}) {
+    if (chain.compare(0, s.size(), s) == 0) return true;
+  }
+  return false;
+}
+
+// Turkish sound rules at a root + suffix-chain junction (RootLexicon::snap_root, rules 1-3).
+bool junction_ok(const std::u32string& root, const std::u32string& chain, uint8_t flags,
+                 bool softened) {
+  const char32_t last = root.back();
+  const char32_t first = chain.front();
+  if (softened && ((flags & kRootSoftens) == 0 || !is_vowel(first))) return false;
+  if ((first == U'd' || first == U'c') && is_voiceless(last)) return false;
+  if ((first == U't' || first == U'ç') && !is_voiceless(last) &&
+      !(first == U't' && is_vowel(last) && (flags & kRootIsVerb) != 0)) {
+    return false;
+  }
+  if ((flags & kRootIgnoresHarmony) != 0 || starts_invariant(chain)) return true;
+  return harmonizes(root, chain);
+}
+
+// The voice suffixes a verb stem may take before its suffix chain, in the order tried.
+constexpr std::u32string_view kVoiceSuffixes[] = {U"ıl",  U"il",  U"ul",  U"ül",  U"ın",  U"in",
+                                                  U"un",  U"ün",  U"dır", U"dir", U"dur", U"dür",
+                                                  U"tır", U"tir", U"tur", U"tür", U"n",   U"t"};
+
+// Whether voice suffix `v` may follow `stem`: n and t after a vowel, the others after a
+// consonant, d/t assimilated to the stem's last consonant, harmonized with its last vowel.
+bool voice_ok(const std::u32string& stem, std::u32string_view v) {
+  const char32_t last = stem.back();
+  if (v.size() == 1) return is_vowel(last);
+  if (is_vowel(v.front()) && is_vowel(last)) return false;
+  if (v.front() == U'd' && is_voiceless(last)) return false;
+  if (v.front() == U't' && !is_voiceless(last)) return false;
+  return harmonizes(stem, v);
 }
 
 // p/ç/t/k for a softened final b/c/d/g/ğ, else 0.
@@ -53,19 +149,21 @@ char32_t hardened(char32_t c) {
 StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
                                         const std::string& suffixes_path) {
   RootLexicon lexicon;
-  MORPHEUS_RETURN_IF_ERROR(read_first_fields(roots_path, &lexicon.roots_));
-  MORPHEUS_RETURN_IF_ERROR(read_first_fields(suffixes_path, &lexicon.suffixes_));
+  MORPHEUS_RETURN_IF_ERROR(read_entries(
+      roots_path, [&](std::u32string w, uint8_t flags) { lexicon.add_root(w, flags); }));
+  MORPHEUS_RETURN_IF_ERROR(
+      read_entries(suffixes_path, [&](std::u32string w, uint8_t) { lexicon.add_suffix_chain(w); }));
   return lexicon;
 }
 
 bool RootLexicon::root_match(const std::u32string& t) const {
   if (t.empty()) return false;
-  if (roots_.count(t) > 0) return true;
+  if (is_root(t)) return true;
   const char32_t hard = hardened(t.back());
   if (hard == 0) return false;
   std::u32string desoftened = t;
   desoftened.back() = hard;
-  return roots_.count(desoftened) > 0;
+  return is_root(desoftened);
 }
 
 bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
@@ -80,11 +178,61 @@ size_t RootLexicon::root_split(const std::u32string& word) const {
   return 0;
 }
 
-size_t RootLexicon::shortest_root_split(const std::u32string& word) const {
-  for (size_t len = 2; len <= word.size(); ++len) {
-    if (splits_at(word, len)) return len;
+int RootLexicon::root_flags(const std::u32string& word, size_t len, bool* softened) const {
+  std::u32string t = word.substr(0, len);
+  *softened = false;
+  auto it = roots_.find(t);
+  if (it != roots_.end()) return it->second;
+  const char32_t hard = t.empty() ? 0 : hardened(t.back());
+  if (hard == 0) return -1;
+  t.back() = hard;
+  it = roots_.find(t);
+  if (it == roots_.end()) return -1;
+  *softened = true;
+  return it->second;
+}
+
+bool RootLexicon::parse_rest(const std::u32string& stem, const std::u32string& rest, uint8_t flags,
+                             bool softened, int depth, Cuts* ends) const {
+  if (rest.empty()) return true;
+  if (suffixes_.count(rest) > 0 && junction_ok(stem, rest, flags, softened)) return true;
+  if (depth >= 3 || (flags & kRootIsVerb) == 0) return false;
+  for (const std::u32string_view v : kVoiceSuffixes) {
+    if (rest.compare(0, v.size(), v) != 0 || !voice_ok(stem, v)) continue;
+    Cuts sub;
+    if (!parse_rest(stem + std::u32string(v), rest.substr(v.size()), kRootIsVerb, false, depth + 1,
+                    &sub)) {
+      continue;
+    }
+    ends->push_back(static_cast<uint32_t>(v.size()));
+    for (const uint32_t end : sub) ends->push_back(static_cast<uint32_t>(v.size()) + end);
+    return true;
   }
-  return !word.empty() && splits_at(word, 1) ? 1 : 0;
+  return false;
+}
+
+RootAnalysis RootLexicon::snap_root(const std::u32string& word) const {
+  const size_t n = word.size();
+  for (const auto& [from, to] : {std::pair<size_t, size_t>{2, n}, {1, std::min<size_t>(1, n)}}) {
+    for (size_t len = from; len <= to; ++len) {
+      bool softened = false;
+      const int flags = root_flags(word, len, &softened);
+      if (flags < 0) continue;
+      RootAnalysis a;
+      a.root = len;
+      if (len == n) return a;
+      Cuts ends;
+      if (!parse_rest(word.substr(0, len), word.substr(len), static_cast<uint8_t>(flags), softened,
+                      0, &ends)) {
+        continue;
+      }
+      for (const uint32_t end : ends) {
+        if (len + end < n) a.voice_cuts.push_back(static_cast<uint32_t>(len + end));
+      }
+      return a;
+    }
+  }
+  return {};
 }
 
 size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,
@@ -99,11 +247,13 @@ size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size
 }
 
 bool snap_to_root(const RootLexicon& lexicon, const std::u32string& word, Cuts* cuts) {
-  const size_t root = lexicon.shortest_root_split(word);
-  if (root == 0 || root >= word.size()) return false;
-  Cuts snapped = {static_cast<uint32_t>(root)};
+  const RootAnalysis a = lexicon.snap_root(word);
+  if (a.root == 0 || a.root >= word.size()) return false;
+  Cuts snapped = {static_cast<uint32_t>(a.root)};
+  snapped.insert(snapped.end(), a.voice_cuts.begin(), a.voice_cuts.end());
+  const uint32_t top = snapped.back();
   for (const uint32_t cut : *cuts) {
-    if (cut > root) snapped.push_back(cut);
+    if (cut > top) snapped.push_back(cut);
   }
   if (snapped == *cuts) return false;
   *cuts = std::move(snapped);

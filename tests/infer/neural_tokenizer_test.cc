@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "core/file_util.h"
+#include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/tokenizer_dir.h"
+#include "train/root_correction.h"
 #include "train/vocab.h"
 
 namespace morpheus::infer {
@@ -378,7 +380,7 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   const std::string roots = path_join(*root_, "roots.txt");
   const std::string suffixes = path_join(*root_, "suffixes.txt");
   ASSERT_TRUE(write_file_atomic(roots, "kitap NOUN\nçocuk NOUN\nşehir NOUN\nçilingir NOUN\n").ok());
-  ASSERT_TRUE(write_file_atomic(suffixes, "lar\nlarımızdan\nlarda\n").ok());
+  ASSERT_TRUE(write_file_atomic(suffixes, "lar\nlarımızdan\nlarda\nlerde\n").ok());
   ExportOptions options;
   options.checkpoint = path_join(*root_, "ckpt7");
   options.words = path_join(*root_, "words.tsv");
@@ -394,19 +396,31 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   // Dictionary roots no exported word holds are vocabulary pieces too (no back-off inside them).
   EXPECT_GE(tok->codec().piece_id("çilingir"), tokenizer::PieceCodec::kFirstPieceId);
   for (const std::string word :
-       {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlarda", "çilingirlarda"}) {
+       {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlerde", "çilingirlerde"}) {
     std::vector<std::string> stored;
     const bool in_table = tok->tokenizer().table().lookup(word, &stored);
     EXPECT_EQ(in_table, word == "kitaplar" || word == "çocuklarımızdan") << word;
     StatusOr<std::vector<std::string>> pieces = tok->tokenizer().segment_word(word);
     ASSERT_TRUE(pieces.ok()) << pieces.status().to_string();
-    const std::string root = word.substr(0, word.rfind("lar"));
+    const std::string root = word.substr(0, std::min(word.rfind("lar"), word.rfind("ler")));
     EXPECT_EQ(pieces->front(), root) << word;
     EXPECT_EQ(model_ok(*tok).segment(word).front(), root) << word;  // before vocabulary back-off
     if (in_table) {
       EXPECT_EQ(stored, *pieces) << word;
     }
   }
+  // A directory exported under another snap rule is refused: its table holds that rule's cuts.
+  const std::string config_path = path_join(options.out, "tokenizer.json");
+  StatusOr<nlohmann::json> config = load_json_file(config_path);
+  ASSERT_TRUE(config.ok());
+  config->erase("root_snap_rule");  // directories exported before the rule was recorded: rule 1
+  ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
+  const StatusOr<const NeuralSegmenter*> old_rule = load_ok(options.out)->segmenter();
+  ASSERT_FALSE(old_rule.ok());
+  EXPECT_NE(old_rule.status().to_string().find("root-snap rule 1"), std::string::npos);
+  (*config)["root_snap_rule"] = train::kRootSnapRule;
+  ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
+  EXPECT_TRUE(load_ok(options.out)->segmenter().ok());
   // The lexicons are part of the checksummed directory.
   ASSERT_TRUE(write_file_atomic(path_join(options.out, "root_snap/roots.txt"), "ev\n").ok());
   std::unique_ptr<NeuralTokenizer> damaged = load_ok(options.out);

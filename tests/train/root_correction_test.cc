@@ -42,12 +42,12 @@ TEST(RootCorrectionTest, ShortestRootOfAtLeastTwoLetters) {
   for (const char32_t* s : {U"dı", U"dırdı", U"aldırdı", U"ıyor", U"yor", U"lar"}) {
     lex.add_suffix_chain(s);
   }
-  EXPECT_EQ(lex.root_split(U"kaldırdı"), 6u);           // the paper's rule: kaldır + dı
-  EXPECT_EQ(lex.shortest_root_split(U"kaldırdı"), 3u);  // kal + dırdı, not k + aldırdı
-  EXPECT_EQ(lex.root_split(U"yapıyor"), 4u);            // yapı + yor
-  EXPECT_EQ(lex.shortest_root_split(U"yapıyor"), 3u);   // yap + ıyor
-  EXPECT_EQ(lex.shortest_root_split(U"olar"), 1u);      // a one-letter root when it is the only one
-  EXPECT_EQ(lex.shortest_root_split(U"xyz"), 0u);
+  EXPECT_EQ(lex.root_split(U"kaldırdı"), 6u);      // the paper's rule: kaldır + dı
+  EXPECT_EQ(lex.snap_root(U"kaldırdı").root, 3u);  // kal + dırdı, not k + aldırdı
+  EXPECT_EQ(lex.root_split(U"yapıyor"), 4u);       // yapı + yor
+  EXPECT_EQ(lex.snap_root(U"yapıyor").root, 3u);   // yap + ıyor
+  EXPECT_EQ(lex.snap_root(U"olar").root, 1u);      // a one-letter root when it is the only one
+  EXPECT_EQ(lex.snap_root(U"xyz").root, 0u);
 }
 
 TEST(RootCorrectionTest, RemovesCutsInsideTheRootWhenTheTeacherAgreesOnItsEnd) {
@@ -105,6 +105,70 @@ TEST(RootSnapTest, LeavesWordsWithoutAKnownRootAndSuffixChain) {
   EXPECT_EQ(bare, (Cuts{3}));
 }
 
+TEST(RootSnapTest, VoiceSuffixesAreCutBetweenAVerbRootAndTheChain) {
+  RootLexicon lex;
+  lex.add_root(U"kat", kRootIsVerb);
+  lex.add_root(U"katıl", kRootIsVerb);
+  lex.add_root(U"dol", kRootIsVerb);
+  lex.add_suffix_chain(U"mıyorum");
+  lex.add_suffix_chain(U"mayı");
+  const RootAnalysis katil = lex.snap_root(U"katılmıyorum");
+  EXPECT_EQ(katil.root, 3u);  // kat|ıl|mıyorum: passive ıl
+  EXPECT_EQ(katil.voice_cuts, (Cuts{5}));
+  const RootAnalysis doldur = lex.snap_root(U"doldurulmayı");
+  EXPECT_EQ(doldur.root, 3u);  // dol|dur|ul|mayı: causative dur, passive ul
+  EXPECT_EQ(doldur.voice_cuts, (Cuts{6, 8}));
+  Cuts cuts = {5, 10};  // katıl|mıyor|um from the model
+  EXPECT_TRUE(snap_to_root(lex, U"katılmıyorum", &cuts));
+  EXPECT_EQ(cuts, (Cuts{3, 5, 10}));
+}
+
+TEST(RootSnapTest, VoiceSuffixesFollowVerbsOnly) {
+  RootLexicon lex;
+  lex.add_root(U"kat");  // not flagged as a verb
+  lex.add_root(U"katıl", kRootIsVerb);
+  lex.add_suffix_chain(U"mıyorum");
+  const RootAnalysis a = lex.snap_root(U"katılmıyorum");
+  EXPECT_EQ(a.root, 5u);
+  EXPECT_TRUE(a.voice_cuts.empty());
+}
+
+TEST(RootSnapTest, ConsonantAssimilationRejectsAJunction) {
+  RootLexicon lex;
+  lex.add_root(U"bile");  // "bile" + "tin": t after a vowel, and bile is no verb (no causative t)
+  lex.add_root(U"bilet");
+  lex.add_suffix_chain(U"tin");
+  lex.add_suffix_chain(U"in");
+  lex.add_suffix_chain(U"da");
+  EXPECT_EQ(lex.snap_root(U"biletin").root, 5u);
+  lex.add_root(U"kitap");
+  EXPECT_EQ(lex.snap_root(U"kitapda").root, 0u);  // d after voiceless p: no junction
+}
+
+TEST(RootSnapTest, VowelHarmonyRejectsAJunction) {
+  RootLexicon lex;
+  lex.add_root(U"kal");
+  lex.add_root(U"kalem");
+  lex.add_suffix_chain(U"em");
+  lex.add_suffix_chain(U"i");
+  lex.add_suffix_chain(U"ken");
+  EXPECT_EQ(lex.snap_root(U"kalem").root, 5u);   // kal + em breaks backness: the whole word
+  EXPECT_EQ(lex.snap_root(U"kalken").root, 3u);  // ken does not harmonize: kal + ken stays
+  EXPECT_EQ(lex.snap_root(U"saati").root, 0u);
+  lex.add_root(U"saat", kRootIgnoresHarmony);  // IS_UU: saat takes front suffixes
+  EXPECT_EQ(lex.snap_root(U"saati").root, 4u);
+}
+
+TEST(RootSnapTest, ADesoftenedRootMustSoftenBeforeAVowel) {
+  RootLexicon lex;
+  lex.add_root(U"top");  // top -> topu: does not soften
+  lex.add_root(U"kitap", kRootSoftens);
+  lex.add_suffix_chain(U"u");
+  lex.add_suffix_chain(U"ı");
+  EXPECT_EQ(lex.snap_root(U"tobu").root, 0u);
+  EXPECT_EQ(lex.snap_root(U"kitabı").root, 5u);
+}
+
 TEST(RootSnapTest, PiecesStillSpellTheWord) {
   const RootLexicon lex = small_lexicon();
   EXPECT_EQ(snap_pieces(lex, {"ağ", "açlar"}), (std::vector<std::string>{"ağaç", "lar"}));
@@ -120,12 +184,16 @@ TEST(RootCorrectionTest, LoadsFirstFieldsLowerCased) {
   const std::string dir = testing::make_temp_dir("roots");
   const std::string roots = path_join(dir, "roots.txt");
   const std::string suffixes = path_join(dir, "suffixes.txt");
-  ASSERT_TRUE(write_file_atomic(roots, "KİTAP CL_ISIM\nev CL_ISIM IS_OA\n\n").ok());
+  ASSERT_TRUE(
+      write_file_atomic(roots, "KİTAP CL_ISIM IS_SD\nev CL_ISIM IS_OA\ngel CL_FIIL\n\n").ok());
   ASSERT_TRUE(write_file_atomic(suffixes, "lar\nı\n").ok());
   StatusOr<RootLexicon> lex = RootLexicon::load(roots, suffixes);
   ASSERT_TRUE(lex.ok()) << lex.status().to_string();
-  EXPECT_EQ(lex->num_roots(), 2u);
+  EXPECT_EQ(lex->num_roots(), 3u);
   EXPECT_EQ(lex->root_split(U"kitabı"), 5u);
+  EXPECT_EQ(lex->roots().at(U"kitap"), kRootSoftens);
+  EXPECT_EQ(lex->roots().at(U"ev"), 0);
+  EXPECT_EQ(lex->roots().at(U"gel"), kRootIsVerb);
   EXPECT_FALSE(RootLexicon::load(path_join(dir, "missing.txt"), suffixes).ok());
 }
 
