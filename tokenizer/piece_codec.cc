@@ -3,6 +3,7 @@
 #include "tokenizer/piece_codec.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <mutex>
 #include <shared_mutex>
@@ -24,6 +25,7 @@ struct PieceCodec::Cache {
   std::shared_mutex mutex;  // shared for lookups, so encoding threads read it side by side
   FlatStringMap<Slice> index;
   std::vector<Unit> units;
+  std::atomic<uint64_t> letter_runs{0};  // letter runs encoded or segmented (statistics)
 
   bool find(const std::string& run, std::vector<Unit>* out) {
     std::shared_lock<std::shared_mutex> lock(mutex);
@@ -100,6 +102,9 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
       return invalid_argument("piece " + std::to_string(i) + " \"" + p + "\" duplicates piece " +
                               std::to_string(*id - kFirstPieceId));
     }
+  }
+  for (size_t c = 0; c < codec.ascii_ids_.size(); ++c) {
+    codec.ascii_ids_[c] = codec.piece_id(std::string(1, static_cast<char>(c)));
   }
   return codec;
 }
@@ -320,6 +325,11 @@ void PieceCodec::encode_letters(std::string_view original, bool whole,
 }
 
 void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) const {
+  if (text.size() == 1 && static_cast<unsigned char>(text[0]) < ascii_ids_.size()) {
+    const int32_t id = ascii_ids_[static_cast<unsigned char>(text[0])];  // " ", ",", "."
+    ids->push_back(id >= 0 ? id : static_cast<int32_t>(text[0]));
+    return;
+  }
   if (const int32_t id = piece_id(text); id >= 0) {
     ids->push_back(id);
     return;
@@ -367,9 +377,11 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
   thread_local std::vector<Span> spans;
   spans.clear();
   pretokenize_into(text, spans);
+  uint64_t letter_runs = 0;
   for (size_t k = 0; k < spans.size(); ++k) {
     const Span& span = spans[k];
     const size_t before = ids->size();
+    letter_runs += span.kind == SpanKind::kLetter ? 1 : 0;
     std::string_view piece = span.text(text);
     if (joins_suffix_chain(spans, k)) {  // the apostrophe and its suffix chain: one run
       piece = text.substr(span.begin, spans[++k].end - span.begin);
@@ -396,8 +408,11 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
       if (ids->size() > before) (*word_starts)[before] = 1;
     }
   }
+  cache_->letter_runs.fetch_add(letter_runs, std::memory_order_relaxed);
   return ok_status();
 }
+
+uint64_t PieceCodec::letter_runs() const { return cache_->letter_runs.load(); }
 
 StatusOr<std::vector<int32_t>> PieceCodec::encode(std::string_view text) const {
   std::vector<int32_t> ids;
@@ -478,6 +493,7 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
       out.emplace_back(piece);
       continue;
     }
+    cache_->letter_runs.fetch_add(1, std::memory_order_relaxed);
     decode_valid(piece, &orig_cps);
     folded_cps.resize(orig_cps.size());
     folded.clear();

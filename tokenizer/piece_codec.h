@@ -6,6 +6,7 @@
 // decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -109,6 +110,8 @@ class PieceCodec {
   std::string id_to_string(int32_t id) const;
   // Id of a piece string, or -1.
   int32_t piece_id(std::string_view piece) const;
+  // Letter runs encode() and segment_word() have handled since creation (all threads).
+  uint64_t letter_runs() const;
 
  private:
   // One unit of a folded letter run: a piece id (or -1 = emit the original bytes) and its length
@@ -138,8 +141,9 @@ class PieceCodec {
 
   std::vector<std::string> pieces_;
   FlatStringMap<int32_t> piece_ids_;
-  std::vector<uint8_t> word_piece_;  // per piece: first code point is a letter or a mark
-  size_t max_piece_cps_ = 1;         // longest piece in code points
+  std::array<int32_t, 128> ascii_ids_{};  // piece_id of each one-byte string, or -1
+  std::vector<uint8_t> word_piece_;       // per piece: first code point is a letter or a mark
+  size_t max_piece_cps_ = 1;              // longest piece in code points
   std::shared_ptr<const Segmenter> segmenter_;
   PieceCodecOptions options_;
   std::unique_ptr<Cache> cache_;

@@ -30,8 +30,15 @@ struct TokenizerDir::State {
   std::atomic<uint64_t> table_hits{0};
   std::atomic<uint64_t> model_runs{0};
   std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
-  RunStats stats;                      // mutex held
-  FlatStringMap<uint8_t> known;        // runs prefetch has resolved or sent to the model
+  uint64_t lookups = 0;                // runs segment_run looked up outside the table (mutex)
+  uint64_t disk_hits = 0;              // of those, answered by the cache file (mutex)
+  uint64_t sync_runs = 0;              // runs sent to the model one by one, unprefetched (mutex)
+  // The adaptive prefetch (prefetch_begin): whether the last scanned block had no miss, the
+  // sync_runs count then, and the blocks skipped since.
+  bool scan_idle = false;
+  uint64_t sync_runs_at_idle = 0;
+  size_t skipped_scans = 0;
+  FlatStringMap<uint8_t> known;  // runs prefetch has resolved or sent to the model
 
   // Creates the model once (mutex held by the caller).
   Status ensure(const std::string& dir, const SegmenterSpec& spec) {
@@ -156,14 +163,19 @@ std::vector<std::string> TokenizerDir::segment_run(std::string_view folded) cons
     return pieces;
   }
   std::lock_guard<std::mutex> lock(state_->mutex);
+  ++state_->lookups;
   const std::string key(folded);
-  if (state_->disk && state_->disk->lookup(key, &pieces)) return pieces;
+  if (state_->disk && state_->disk->lookup(key, &pieces)) {
+    ++state_->disk_hits;
+    return pieces;
+  }
   auto it = state_->resolved.find(key);
   if (it == state_->resolved.end() && !state_->in_flight.empty()) {
     if (!state_->finish().ok()) return {};  // whole run; encode() reports the error
     it = state_->resolved.find(key);
   }
   if (it == state_->resolved.end()) {
+    ++state_->sync_runs;
     if (!state_->run(dir_, model_, {key}).ok()) return {};  // whole run; encode() reports the error
     it = state_->resolved.find(key);
   }
@@ -266,9 +278,9 @@ namespace {
 
 // The distinct folded letter runs of `texts` (valid UTF-8 only: encode reports the others), in
 // order of first occurrence, without the runs the codec keeps whole (`turkish_apostrophe`: they
-// never reach the segmenter); *words counts every letter run.
+// never reach the segmenter).
 std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
-                                              bool turkish_apostrophe, uint64_t* words) {
+                                              bool turkish_apostrophe) {
   std::vector<std::string> runs;
   thread_local FlatStringMap<uint8_t> seen;  // cleared per call, its capacity kept
   seen.clear();
@@ -280,7 +292,6 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
     pretokenize_into(text, spans);
     for (size_t k = 0; k < spans.size(); ++k) {
       if (spans[k].kind != SpanKind::kLetter) continue;
-      ++*words;
       if (turkish_apostrophe && apostrophe_role(spans, k) != ApostropheRole::kNone) continue;
       fold_run_into(spans[k].text(text), &folded);
       if (seen.insert(folded, 1).second) runs.push_back(folded);
@@ -291,32 +302,39 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
 
 }  // namespace
 
+bool TokenizerDir::skip_scan() const {
+  constexpr size_t kRescanEvery = 16;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  State& st = *state_;
+  if (st.scan_idle && st.sync_runs == st.sync_runs_at_idle && ++st.skipped_scans < kRescanEvery) {
+    return true;
+  }
+  st.skipped_scans = 0;
+  return false;
+}
+
 Status TokenizerDir::prefetch_begin(const std::vector<std::string>& texts) const {
   constexpr size_t kMaxKnown = size_t{1} << 21;
+  if (skip_scan()) return ok_status();
   // The block's runs without the lock, so encode can run on other threads meanwhile.
-  uint64_t words = 0;
   const std::vector<std::string> runs =
-      distinct_folded_runs(texts, codec_->options().turkish_apostrophe, &words);
+      distinct_folded_runs(texts, codec_->options().turkish_apostrophe);
   std::vector<std::string> missing;
   std::vector<std::string> pieces;
   std::lock_guard<std::mutex> lock(state_->mutex);
   MORPHEUS_RETURN_IF_ERROR(state_->finish());
-  RunStats& stats = state_->stats;
-  stats.words += words;
   FlatStringMap<uint8_t>& known = state_->known;
   for (const std::string& folded : runs) {
     if (known.find(folded) != nullptr) continue;  // each distinct run looked up once per input
     if (known.size() >= kMaxKnown) known.clear();
     known.insert(folded, 1);
-    ++stats.runs;
-    if (table_.contains(folded)) {
-      ++stats.table;
-    } else if (state_->disk && state_->disk->lookup(folded, &pieces)) {
-      ++stats.cache;
-    } else if (state_->resolved.count(folded) == 0) {
+    if (!table_.contains(folded) && !(state_->disk && state_->disk->lookup(folded, &pieces)) &&
+        state_->resolved.count(folded) == 0) {
       missing.push_back(folded);
     }
   }
+  state_->scan_idle = missing.empty();
+  state_->sync_runs_at_idle = state_->sync_runs;
   if (missing.empty()) return ok_status();
   return state_->start(dir_, model_, std::move(missing));
 }
@@ -339,8 +357,13 @@ Status TokenizerDir::attach_cache(const std::string& path) {
 }
 
 TokenizerDir::RunStats TokenizerDir::run_stats() const {
+  RunStats stats;
+  stats.words = codec_->letter_runs();
+  stats.table = state_->table_hits.load();
   std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->stats;
+  stats.runs = stats.table + state_->lookups;
+  stats.cache = state_->disk_hits;
+  return stats;
 }
 
 Status TokenizerDir::encode(std::string_view text, std::vector<int32_t>* ids,

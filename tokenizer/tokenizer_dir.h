@@ -61,7 +61,12 @@ class TokenizerDir {
   // prefetch in two halves: prefetch_begin sends the misses to the model without waiting for
   // the answers, prefetch_end (or any later model use) stores them. In between, encode/segment
   // of runs already resolved proceed while a model co-process works; prefetch_begin itself
-  // scans its texts without the lock, so it may run while other threads encode.
+  // scans its texts without the lock, so it may run while other threads encode. Calls of
+  // prefetch_begin must not overlap (one reader thread, block after block).
+  // Adaptive: once a scanned block had no miss, the scan (about 30 % of a run answered wholly by
+  // the table and the cache file) is skipped for the following blocks until a run had to go to
+  // the model unprefetched (then the next block is scanned again) or 15 blocks were skipped. So
+  // a run whose text turns from known to new words pays one block of one-by-one model calls.
   Status prefetch_begin(const std::vector<std::string>& texts) const;
   Status prefetch_end() const;
   // codec().encode / segment_word, failing when the model could not be created or failed.
@@ -83,9 +88,9 @@ class TokenizerDir {
   // Letter runs answered by the table / sent to the model since loading.
   uint64_t table_hits() const;
   uint64_t model_runs() const;
-  // Letter runs seen by prefetch: all occurrences (words), the distinct ones (runs; each looked
-  // up once per input, up to 2^21 remembered), and of those, how many the table and the cache
-  // file answered; the rest went to the model.
+  // Letter runs encoded or segmented (words), the distinct ones (runs: each looked up once while
+  // the codec's run cache holds it), and of those, how many the table and the cache file
+  // answered; the rest went to the model.
   struct RunStats {
     uint64_t words = 0;
     uint64_t runs = 0;
@@ -98,6 +103,8 @@ class TokenizerDir {
   class RunTable;
   TokenizerDir();
   std::vector<std::string> segment_run(std::string_view folded) const;
+  // Whether prefetch_begin skips this block's scan (see prefetch_begin).
+  bool skip_scan() const;
 
   std::string dir_;
   uint64_t id_ = 0;

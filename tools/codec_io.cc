@@ -219,9 +219,11 @@ Status encode_lines(const std::string& input, const std::string& output, bool al
                            thread_local std::vector<int32_t> ids;
                            ids.clear();
                            MORPHEUS_RETURN_IF_ERROR(encode(line, &ids));
+                           char buf[16];
                            for (size_t i = 0; i < ids.size(); ++i) {
                              if (i > 0) *out += ' ';
-                             *out += std::to_string(ids[i]);
+                             const auto r = std::to_chars(buf, buf + sizeof(buf), ids[i]);
+                             out->append(buf, r.ptr);
                            }
                            *out += '\n';
                            return ok_status();
