@@ -167,6 +167,49 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   EXPECT_EQ(created, 1);
 }
 
+TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
+  int calls = 0;
+  const auto tok = TokenizerDir::load(
+      write_dir("tokdir_skip"), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE((*tok)->prefetch({"kitap evlerde"}).ok());  // every run in the table: idle
+  ASSERT_TRUE((*tok)->prefetch({"okulda evlerimiz"}).ok());
+  EXPECT_EQ(calls, 0);  // not scanned
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode("okulda evlerimiz", &ids, false).ok());
+  EXPECT_EQ(calls, 2);  // unprefetched: one model call per run
+  ASSERT_TRUE((*tok)->prefetch({"yeni başka"}).ok());
+  EXPECT_EQ(calls, 3);  // scanned again: both misses in one call
+  ids.clear();
+  ASSERT_TRUE((*tok)->encode("yeni başka", &ids, false).ok());
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ((*tok)->codec().decode(ids).value(), "yeni başka");
+  const TokenizerDir::RunStats stats = (*tok)->run_stats();
+  // Letter runs encoded and the distinct runs looked up: the four above and the load's self-test
+  // ("Kitap", a table hit).
+  EXPECT_EQ(stats.words, 5u);
+  EXPECT_EQ(stats.runs, 5u);
+  EXPECT_EQ(stats.table, 1u);
+}
+
+TEST(TokenizerDirTest, SkippedScansResumeAfterFifteenBlocks) {
+  int calls = 0;
+  const auto tok = TokenizerDir::load(
+      write_dir("tokdir_rescan"), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE((*tok)->prefetch({"kitap"}).ok());  // idle
+  for (int block = 0; block < 15; ++block) {
+    ASSERT_TRUE((*tok)->prefetch({"masa"}).ok());
+    EXPECT_EQ(calls, 0) << block;
+  }
+  ASSERT_TRUE((*tok)->prefetch({"masa"}).ok());
+  EXPECT_EQ(calls, 1);
+}
+
 TEST(TokenizerDirTest, ApostropheRunsKeptWholeNeverReachTheModel) {
   for (const bool turkish_apostrophe : {true, false}) {
     int calls = 0;
