@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 checkpoint=$1 words=$2 text=$3 out=$4
 shift 4
 thresholds=("$@")
-[ ${#thresholds[@]} -gt 0 ] || thresholds=(0.13 0.2 0.27 0.35 0.42 0.5 0.58)
+[ ${#thresholds[@]} -gt 0 ] || thresholds=(0.13 0.2 0.27 0.35 0.42 0.5 0.58 0.65 0.72)
 M=${MORPHEUS:-build/dev/tools/morpheus}  # the front; tests point it at their build
 mkdir -p "$out"
 systems=""
