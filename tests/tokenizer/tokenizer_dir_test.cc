@@ -94,6 +94,14 @@ std::string write_dir(const std::string& tag, int version = kTokenizerFormatVers
   return dir;
 }
 
+// A tokenizer directory (write_dir(tag)) whose model is a PairSegmenter counting its calls.
+StatusOr<std::unique_ptr<TokenizerDir>> load_with_pairs(const std::string& tag, int* calls) {
+  return TokenizerDir::load(
+      write_dir(tag), true, test_model([calls]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(calls));
+      }));
+}
+
 TEST(SegmentTableTest, SerializedTableLooksUpEveryRun) {
   const StatusOr<SegmentTable> table =
       SegmentTable::parse(SegmentTable::serialize(table_entries()), "t.bin");
@@ -169,10 +177,7 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
 
 TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
   int calls = 0;
-  const auto tok = TokenizerDir::load(
-      write_dir("tokdir_skip"), true, test_model([&]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
+  const auto tok = load_with_pairs("tokdir_skip", &calls);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   ASSERT_TRUE((*tok)->prefetch({"kitap evlerde"}).ok());  // every run in the table: idle
   ASSERT_TRUE((*tok)->prefetch({"okulda evlerimiz"}).ok());
@@ -196,10 +201,7 @@ TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
 
 TEST(TokenizerDirTest, SkippedScansResumeAfterFifteenBlocks) {
   int calls = 0;
-  const auto tok = TokenizerDir::load(
-      write_dir("tokdir_rescan"), true, test_model([&]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
+  const auto tok = load_with_pairs("tokdir_rescan", &calls);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   ASSERT_TRUE((*tok)->prefetch({"kitap"}).ok());  // idle
   for (int block = 0; block < 15; ++block) {
