@@ -186,6 +186,9 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
   morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"
     -- ${MF} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.txt)
+  morpheus_cli_test(neural_embed_bad_device 1 --stderr-has "device"
+    -- ${MF} embed --model ${TDATA} --words ${TDATA}/hybrid_words.txt --out /tmp/x.npy
+    --device tpu)
   # neighbors --queries, index build and neighbors --faiss on generated vectors (no model).
   add_test(NAME cli.retrieval COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/retrieval.sh ${MF})
   set_tests_properties(cli.retrieval PROPERTIES LABELS e2e)

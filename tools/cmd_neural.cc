@@ -20,6 +20,7 @@
 #include "embed/word_vectors.h"
 #include "eval/embedding_metrics.h"
 #include "infer/neural_tokenizer.h"
+#include "model/runtime.h"
 #include "tokenizer/model_client.h"
 #include "tokenizer/segment_table.h"
 #include "tools/cmd_tokenize.h"
@@ -38,6 +39,7 @@ struct EmbedArgs {
   std::string model;
   std::string words;
   std::string out;
+  std::string device = "cpu";
 };
 
 struct BoundaryArgs {
@@ -75,10 +77,12 @@ Status run_export(ExportArgs args) {
   return ok_status();
 }
 
-StatusOr<std::unique_ptr<infer::NeuralTokenizer>> load_tokenizer(const std::string& dir,
-                                                                 size_t cache) {
+// The tokenizer at `dir` with its model on `device` (auto|cpu|cuda[:N]; model::resolve_device).
+StatusOr<std::unique_ptr<infer::NeuralTokenizer>> load_tokenizer(
+    const std::string& dir, size_t cache, const std::string& device = "cpu") {
   infer::NeuralSegmenterOptions options;
   options.cache_capacity = cache;
+  MORPHEUS_ASSIGN_OR_RETURN(options.device, model::resolve_device(device));
   return infer::NeuralTokenizer::load(dir, true, options);
 }
 
@@ -111,7 +115,7 @@ Status run_embed(const EmbedArgs& args) {
     }
   }
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
-                            load_tokenizer(args.model, 0));
+                            load_tokenizer(args.model, 0, args.device));
   MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
   const torch::Tensor emb = embed::embed_words(*seg, words);
   const int64_t n = emb.size(0);
@@ -392,6 +396,11 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   embed->add_option("--words", margs->words, "One word per line (or word<TAB>count)")->required();
   embed->add_option("--out", margs->out, "FILE.npy (float32, with FILE.vocab) or FILE.vec")
       ->required();
+  embed
+      ->add_option(
+          "--device", margs->device,
+          "cpu, auto or cuda[:N] (where the model runs; the rows come back as float32 either way)")
+      ->capture_default_str();
   registry.add(embed, [margs] { return run_embed(*margs); });
 
   auto bargs = std::make_shared<BoundaryArgs>();

@@ -183,8 +183,10 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
     if (mode != "decode") {
       cmd->add_flag("--allow-invalid", args->allow_invalid,
                     "Invalid UTF-8 bytes become byte tokens instead of an error");
-      cmd->add_option("--shard", args->shard,
-                      "i/n: process only lines n with (n-1) mod n == i (for parallel jobs)");
+      cmd->add_option(
+          "--shard", args->shard,
+          "i/n: process only the lines k with (k - 1) mod n == i, k counted from 1 (one "
+          "shard per job; see README, many machines)");
       cmd->add_option("--cache", args->request.cache,
                       "Words kept in the model's segmentation cache (LRU)")
           ->capture_default_str();

@@ -66,6 +66,9 @@ printf 'evler\nkitap\nİstanbul\n' > "$dir/words"
 head -c 128 "$dir/e.npy" | grep -aq "'shape': (3, " || fail "npy shape"
 [ "$(wc -l < "$dir/e.vocab")" = 3 ] || fail "vocab lines"
 "$m" embed --model "$dir/tok" --words "$dir/words" --out "$dir/e.vec" || fail "embed vec"
+"$m" embed --model "$dir/tok" --words "$dir/words" --out "$dir/e_auto.npy" --device auto ||
+  fail "embed --device auto"
+cmp -s "$dir/e.npy" "$dir/e_auto.npy" || fail "embed --device auto differs from cpu on a CPU machine"
 head -1 "$dir/e.vec" | grep -q '^3 [0-9]*$' || fail "vec header"
 "$m" neighbors --model "$dir/tok" --query evler -k 2 > "$dir/nb" || fail neighbors
 [ "$(wc -l < "$dir/nb")" = 2 ] || { cat "$dir/nb"; fail "neighbors count"; }
