@@ -61,8 +61,7 @@ class TokenizerDir {
   // prefetch in two halves: prefetch_begin sends the misses to the model without waiting for
   // the answers, prefetch_end (or any later model use) stores them. In between, encode/segment
   // of runs already resolved proceed while a model co-process works; prefetch_begin itself
-  // scans its texts without the lock, so it may run while other threads encode. Calls of
-  // prefetch_begin must not overlap (one reader thread, block after block).
+  // scans its texts without the lock, so it may run while other threads encode.
   // Adaptive: once a scanned block had no miss, the scan (about 30 % of a run answered wholly by
   // the table and the cache file) is skipped for the following blocks until a run had to go to
   // the model unprefetched (then the next block is scanned again) or 15 blocks were skipped. So

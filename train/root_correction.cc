@@ -2,7 +2,6 @@
 #include "train/root_correction.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -14,7 +13,7 @@ namespace morpheus::train {
 namespace {
 
 // The RootFlag bit of one dictionary flag field, or 0.
-uint8_t flag_bit(const std::string& field) {
+uint8_t flag_bit(std::string_view field) {
   if (field == "CL_FIIL") return kRootIsVerb;
   if (field == "IS_SD" || field == "F_SD" || field == "IS_B_SD" || field == "IS_SDD") {
     return kRootSoftens;
@@ -28,18 +27,22 @@ Status read_entries(const std::string& path, Fn fn) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
   std::string line;
+  constexpr const char* kBlank = " \t\r";
   while (reader.next(&line)) {
-    std::istringstream fields(line);
-    std::string field;
-    if (!(fields >> field)) continue;
+    size_t begin = line.find_first_not_of(kBlank);
+    if (begin == std::string::npos) continue;
+    size_t end = std::min(line.find_first_of(kBlank, begin), line.size());
     std::u32string word;
-    for (size_t pos = 0; pos < field.size();) {
-      const utf8::Decoded d = utf8::decode_one(field, pos);
+    for (size_t pos = begin; pos < end;) {
+      const utf8::Decoded d = utf8::decode_one(line, pos);
       word.push_back(unicode::to_lower(d.code_point));
       pos += d.length;
     }
     uint8_t flags = 0;
-    while (fields >> field) flags |= flag_bit(field);
+    while ((begin = line.find_first_not_of(kBlank, end)) != std::string::npos) {
+      end = std::min(line.find_first_of(kBlank, begin), line.size());
+      flags |= flag_bit(std::string_view(line).substr(begin, end - begin));
+    }
     fn(std::move(word), flags);
   }
   return reader.status();
@@ -157,13 +160,8 @@ StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
 }
 
 bool RootLexicon::root_match(const std::u32string& t) const {
-  if (t.empty()) return false;
-  if (is_root(t)) return true;
-  const char32_t hard = hardened(t.back());
-  if (hard == 0) return false;
-  std::u32string desoftened = t;
-  desoftened.back() = hard;
-  return is_root(desoftened);
+  bool softened = false;
+  return !t.empty() && root_flags(t, t.size(), &softened) >= 0;
 }
 
 bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
