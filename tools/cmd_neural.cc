@@ -352,8 +352,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   eargs->options.suffix_lexicon = lexicons.suffix_lexicon;
   exp->add_flag("--root-snap", eargs->options.root_snap,
                 "Cut every word after its shortest dictionary root (at least 2 letters) whose rest "
-                "is a known suffix chain, and nowhere inside the root (copies both lexicons into "
-                "the directory)");
+                "is a known suffix chain, optionally after voice suffixes of a verb root (kat|ıl|"
+                "mıyorum), the junction obeying Turkish sound rules; nowhere inside the root "
+                "(rule 2, train/root_correction.h; copies both lexicons into the directory)");
   exp->add_option("--root-lexicon", eargs->options.root_lexicon, "Roots for --root-snap")
       ->capture_default_str();
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
