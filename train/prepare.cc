@@ -138,14 +138,12 @@ Status in_stage(Status s, const std::string& stage) {
 
 }  // namespace
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PrepareConfig, max_word_chars, max_window_words,
-                                                min_window_words, dev_fraction, seed, char_coverage,
-                                                char_min_count, char_always, word_vocab_size,
-                                                word_min_count, root_vocab_size, root_min_count,
-                                                root_correction, root_snap, root_lexicon,
-                                                suffix_lexicon, morfessor_python, morfessor_train,
-                                                morfessor_segment, morfessor_dampening,
-                                                morfessor_corpusweight, morfessor_annotation_weight)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    PrepareConfig, max_word_chars, max_window_words, min_window_words, dev_fraction, seed,
+    char_coverage, char_min_count, char_always, word_vocab_size, word_min_count, root_vocab_size,
+    root_min_count, root_correction, root_snap, contrastive_roots, root_lexicon, suffix_lexicon,
+    morfessor_python, morfessor_train, morfessor_segment, morfessor_dampening,
+    morfessor_corpusweight, morfessor_annotation_weight)
 
 json prepare_config_to_json(const PrepareConfig& c) { return {{"prepare", json(c)}}; }
 
@@ -178,6 +176,10 @@ StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
       c.morfessor_dampening != "none") {
     return invalid_argument("prepare.morfessor_dampening must be log, ones or none, got '" +
                             c.morfessor_dampening + "'");
+  }
+  if (c.contrastive_roots != "label" && c.contrastive_roots != "lexicon") {
+    return invalid_argument("prepare.contrastive_roots must be label or lexicon, got '" +
+                            c.contrastive_roots + "'");
   }
   if (!utf8::is_valid(c.char_always)) return invalid_argument("prepare.char_always is not UTF-8");
   return c;
@@ -445,13 +447,15 @@ StatusOr<json> run_teacher(const PrepareOptions& options, const Corpus& corpus, 
   return teacher_json;
 }
 
-// Stage 3: the root correction of every type's cuts, when enabled (then *lexicon is loaded);
-// counted per type and per occurrence. Returns the "root_correction" summary.
+// Stage 3: the root correction of every type's cuts, when enabled; counted per type and per
+// occurrence. *lexicon is loaded when the correction or the lexicon contrastive roots need it.
+// Returns the "root_correction" summary.
 StatusOr<json> correct_roots(const PrepareConfig& cfg, const Corpus& corpus, RootLexicon* lexicon,
                              std::vector<Cuts>* cuts) {
   json correction = {{"enabled", cfg.root_correction}};
-  if (!cfg.root_correction) return correction;
+  if (!cfg.root_correction && cfg.contrastive_roots != "lexicon") return correction;
   MORPHEUS_ASSIGN_OR_RETURN(*lexicon, RootLexicon::load(cfg.root_lexicon, cfg.suffix_lexicon));
+  if (!cfg.root_correction) return correction;
   const std::vector<std::u32string>& types = corpus.types();
   uint64_t types_changed = 0, tokens_changed = 0, labels_types = 0, labels_tokens = 0;
   uint64_t teacher_labels_tokens = 0;
@@ -501,11 +505,21 @@ json split_sentences(const PrepareConfig& cfg, size_t num_sentences, std::vector
           {"dev_sentences", dev_count}};
 }
 
+// The contrastive root of one type under prepare.contrastive_roots.
+std::u32string contrastive_root(const PrepareConfig& cfg, const RootLexicon& lexicon,
+                                const std::u32string& word, const Cuts& cuts) {
+  if (cfg.contrastive_roots == "lexicon") {
+    std::u32string form = lexicon.snap_root_form(word);
+    if (!form.empty()) return form;
+  }
+  return root_of(word, cuts);
+}
+
 // Stage 5: char, word and root vocabularies from the train split, saved as char_vocab.json,
 // words.tsv and roots.tsv, and the ids of every type. Returns the "vocab" summary.
 StatusOr<json> build_vocabularies(const PrepareOptions& options, const Corpus& corpus,
-                                  const std::vector<Cuts>& cuts, const std::vector<uint8_t>& is_dev,
-                                  PrepareVocabs* vocabs) {
+                                  const RootLexicon& lexicon, const std::vector<Cuts>& cuts,
+                                  const std::vector<uint8_t>& is_dev, PrepareVocabs* vocabs) {
   const PrepareConfig& cfg = options.config;
   const std::vector<std::u32string>& types = corpus.types();
   std::vector<uint64_t> train_counts(types.size(), 0);
@@ -517,7 +531,7 @@ StatusOr<json> build_vocabularies(const PrepareOptions& options, const Corpus& c
   std::unordered_map<std::u32string, uint64_t> word_counts, root_counts;
   std::vector<std::u32string> roots(types.size());
   for (size_t t = 0; t < types.size(); ++t) {
-    roots[t] = root_of(types[t], cuts[t]);
+    roots[t] = contrastive_root(cfg, lexicon, types[t], cuts[t]);
     const uint64_t n = train_counts[t];
     if (n == 0) continue;
     for (char32_t c : types[t]) char_counts[c] += n;
@@ -751,7 +765,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   start = Clock::now();
   PrepareVocabs vocabs;
   MORPHEUS_ASSIGN_OR_RETURN(summary["vocab"],
-                            build_vocabularies(options, corpus, cuts, is_dev, &vocabs));
+                            build_vocabularies(options, corpus, lexicon, cuts, is_dev, &vocabs));
   stage_seconds["vocab"] = seconds_since(start);
 
   start = Clock::now();

@@ -53,6 +53,10 @@ struct PrepareConfig {
   // With root_correction: the labels get the root snap (snap_to_root, the rule of `morpheus
   // export --root-snap`) instead of the paper's correction (correct_root).
   bool root_snap = false;
+  // The root of each word for the contrastive loss (roots.tsv): "label", the first piece of its
+  // training labels; or "lexicon", the dictionary form of its root-snap root (kitabı -> kitap,
+  // RootLexicon::snap_root_form), the first label piece when the lexicon has none.
+  std::string contrastive_roots = "label";
   // Root lexicon (first field per line) and suffix-chain lexicon; relative to the working dir.
   std::string root_lexicon = "node_modules/nlptoolkit-dictionary/turkish_dictionary.txt";
   std::string suffix_lexicon = "node_modules/nlptoolkit-morphologicalanalysis/suffixes.txt";

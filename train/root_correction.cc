@@ -164,6 +164,14 @@ bool RootLexicon::root_match(const std::u32string& t) const {
   return !t.empty() && root_flags(t, t.size(), &softened) >= 0;
 }
 
+std::u32string RootLexicon::snap_root_form(const std::u32string& word) const {
+  const size_t len = snap_root(word).root;
+  if (len == 0) return {};
+  std::u32string root = word.substr(0, len);
+  if (roots_.count(root) == 0) root.back() = hardened(root.back());  // a de-softened match
+  return root;
+}
+
 bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
   return root_match(word.substr(0, len)) &&
          (len == word.size() || suffixes_.count(word.substr(len)) > 0);

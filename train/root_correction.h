@@ -79,6 +79,9 @@ class RootLexicon {
   // three: passive/reflexive ıl/ın (4-way harmony; n after a vowel), causative dır/tır (4-way,
   // assimilated; t after a vowel).
   RootAnalysis snap_root(const std::u32string& word) const;
+  // The dictionary form of the root snap_root finds in `word` ("kitabı" -> "kitap", "kaldırdı" ->
+  // "kal"), or "" when it finds none.
+  std::u32string snap_root_form(const std::u32string& word) const;
 
  private:
   // root_match(word[0, len)) and word[len, n) empty or a suffix chain (1 <= len <= n).

@@ -119,6 +119,60 @@ TEST(PrepareTest, RootSnapLabelsCutAtTheRootEvenWhereTheTeacherDidNot) {
   EXPECT_EQ((*snapped)[0], (Cuts{5}));
 }
 
+TEST(PrepareTest, LexiconContrastiveRootsAreDictionaryFormsAndLeaveTheLabels) {
+  const TinySetup t = make_tiny();
+  ASSERT_TRUE(write_file_atomic(t.roots, "kitap CL_ISIM IS_SD\nev CL_ISIM\n").ok());
+  ASSERT_TRUE(write_file_atomic(t.teacher,
+                                "kitapları\tki tap ları\nkitabı\tkitab ı\n"
+                                "evlerde\tevler de\nevler\tevler\n")
+                  .ok());
+  ASSERT_TRUE(write_file_atomic(t.corpus, "kitapları kitabı evlerde evler\n").ok());
+  ASSERT_TRUE(write_file_atomic(t.suffixes, "ları\nı\nlerde\nler\n").ok());
+  PrepareOptions lexicon = tiny_options(t);
+  lexicon.config.contrastive_roots = "lexicon";
+  ASSERT_TRUE(run_prepare(lexicon).ok());
+  StatusOr<CountVocab> roots = CountVocab::load(path_join(t.out, "roots.tsv"));
+  ASSERT_TRUE(roots.ok());
+  // Four words, two dictionary roots: kitap (kitapları, kitabı) and ev (evlerde, evler).
+  EXPECT_EQ(roots->size(), 3u);  // with <unk>
+  EXPECT_NE(roots->id(U"kitap"), 0u);
+  EXPECT_NE(roots->id(U"ev"), 0u);
+  // The labels are the teacher's, root-corrected as before: evler stays whole.
+  StatusOr<std::vector<Cuts>> labels = teacher_labels(t.out, {U"evler", U"kitabı"}, false);
+  ASSERT_TRUE(labels.ok()) << labels.status().to_string();
+  EXPECT_TRUE((*labels)[0].empty());
+  EXPECT_EQ((*labels)[1], (Cuts{5}));
+  // The label rule gives the first pieces instead: ki (kitapları corrected to kitap), kitab, evler.
+  PrepareOptions label = tiny_options(t);
+  label.out_dir = path_join(t.dir, "label");
+  ASSERT_TRUE(run_prepare(label).ok());
+  StatusOr<CountVocab> label_roots = CountVocab::load(path_join(label.out_dir, "roots.tsv"));
+  ASSERT_TRUE(label_roots.ok());
+  EXPECT_NE(label_roots->id(U"kitap"), 0u);
+  EXPECT_NE(label_roots->id(U"kitab"), 0u);
+  EXPECT_NE(label_roots->id(U"evler"), 0u);
+  EXPECT_EQ(label_roots->id(U"ev"), 0u);
+  // Without the label correction the lexicon is still read for the roots.
+  PrepareOptions uncorrected = tiny_options(t);
+  uncorrected.out_dir = path_join(t.dir, "uncorrected");
+  uncorrected.config.contrastive_roots = "lexicon";
+  uncorrected.config.root_correction = false;
+  ASSERT_TRUE(run_prepare(uncorrected).ok());
+  StatusOr<CountVocab> uncorrected_roots =
+      CountVocab::load(path_join(uncorrected.out_dir, "roots.tsv"));
+  ASSERT_TRUE(uncorrected_roots.ok());
+  EXPECT_EQ(uncorrected_roots->size(), 3u);
+}
+
+TEST(PrepareTest, ContrastiveRootsAreLabelOrLexicon) {
+  nlohmann::json config = prepare_config_defaults();
+  EXPECT_EQ(config["prepare"]["contrastive_roots"], "label");
+  config["prepare"]["contrastive_roots"] = "lexicon";
+  EXPECT_TRUE(prepare_config_from_json(config).ok());
+  config["prepare"]["contrastive_roots"] = "stem";
+  EXPECT_FALSE(prepare_config_from_json(config).ok());
+}
+
 TEST(PrepareTest, WritesLabelsCaseAndChunksToTheCache) {
   const TinySetup t = make_tiny();
   StatusOr<nlohmann::json> summary = run_prepare(tiny_options(t));

@@ -169,6 +169,18 @@ TEST(RootSnapTest, ADesoftenedRootMustSoftenBeforeAVowel) {
   EXPECT_EQ(lex.snap_root(U"kitabı").root, 5u);
 }
 
+TEST(RootSnapTest, RootFormIsTheDictionaryEntry) {
+  RootLexicon lex;
+  lex.add_root(U"kitap", kRootSoftens);
+  lex.add_root(U"kal", kRootIsVerb);
+  lex.add_suffix_chain(U"ı");
+  lex.add_suffix_chain(U"dı");
+  EXPECT_EQ(lex.snap_root_form(U"kitabı"), U"kitap");  // de-softened back to the entry
+  EXPECT_EQ(lex.snap_root_form(U"kitap"), U"kitap");
+  EXPECT_EQ(lex.snap_root_form(U"kaldırdı"), U"kal");  // the causative dır is cut off
+  EXPECT_EQ(lex.snap_root_form(U"xyzı"), U"");
+}
+
 TEST(RootSnapTest, PiecesStillSpellTheWord) {
   const RootLexicon lex = small_lexicon();
   EXPECT_EQ(snap_pieces(lex, {"ağ", "açlar"}), (std::vector<std::string>{"ağaç", "lar"}));
