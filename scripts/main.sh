@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command (1): install, build, and run the main job on the embedded default. Two Morpheus
 # models are trained on the one training text (runs/main/*/prepare/corpus.txt: npm corpus + Penn
-# sentences), each with configs/tiny.json:
+# sentences), each with configs/tiny.json (its prepare section too: the contrastive loss's roots are
+# dictionary forms):
 #   unsup  the mission setting: teacher = Morfessor on the corpus + root correction, boundary
 #          threshold and root snap chosen on the tune part of the gold sets;
 #   semi   the shipped setting: Morfessor semi-supervised with 500 annotated words of the MC2010
@@ -35,8 +36,18 @@ variant() {
   shift
   local dir=$R/$name
   stage "$name: prepare → $dir/prepare"
-  $M prepare --out $dir/prepare --gold $R/mc2010_tune.tsv "$@" >/dev/null
+  $M prepare --out $dir/prepare --config configs/tiny.json --gold $R/mc2010_tune.tsv "$@" >/dev/null
   stage "$name: train configs/tiny.json → $dir/train"
+  # A training run belongs to its inputs (the prepare stamp and the config): other inputs, start over.
+  local inputs
+  inputs="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["all"])' \
+    $dir/prepare/stamps.json) $(cksum < configs/tiny.json)"
+  if [ -d $dir/train ] && [ "$(cat $dir/train/inputs.txt 2>/dev/null)" != "$inputs" ]; then
+    echo "training inputs changed: starting $dir/train over"
+    rm -rf $dir/train
+  fi
+  mkdir -p $dir/train
+  echo "$inputs" > $dir/train/inputs.txt
   if [ -f $dir/train/final/meta.json ]; then
     echo "already trained: $dir/train/final"
   elif [ -f $dir/train/checkpoints/latest ]; then
