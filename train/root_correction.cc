@@ -168,7 +168,9 @@ std::u32string RootLexicon::snap_root_form(const std::u32string& word) const {
   const size_t len = snap_root(word).root;
   if (len == 0) return {};
   std::u32string root = word.substr(0, len);
-  if (roots_.count(root) == 0) root.back() = hardened(root.back());  // a de-softened match
+  bool softened = false;
+  root_flags(word, len, &softened);
+  if (softened) root.back() = hardened(root.back());
   return root;
 }
 

@@ -142,7 +142,8 @@ TEST(PrepareTest, LexiconContrastiveRootsAreDictionaryFormsAndLeaveTheLabels) {
   ASSERT_TRUE(labels.ok()) << labels.status().to_string();
   EXPECT_TRUE((*labels)[0].empty());
   EXPECT_EQ((*labels)[1], (Cuts{5}));
-  // The label rule gives the first pieces instead: ki (kitapları corrected to kitap), kitab, evler.
+  // The label rule gives the first label pieces instead: kitap (kitapları, corrected), kitab,
+  // evler.
   PrepareOptions label = tiny_options(t);
   label.out_dir = path_join(t.dir, "label");
   ASSERT_TRUE(run_prepare(label).ok());
