@@ -19,6 +19,7 @@
 #include "core/json_config.h"
 #include "core/logging.h"
 #include "core/progress.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
 #include "model/losses.h"
@@ -57,7 +58,8 @@ StatusOr<TrainData> load_train_data(const std::string& dir) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(CacheReader train, CacheReader::open(path_join(dir, "train.cache")));
   MORPHEUS_ASSIGN_OR_RETURN(CacheReader dev, CacheReader::open(path_join(dir, "dev.cache")));
-  MORPHEUS_ASSIGN_OR_RETURN(CharVocab chars, CharVocab::load(path_join(dir, "char_vocab.json")));
+  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars,
+                            model::CharVocab::load(path_join(dir, "char_vocab.json")));
   MORPHEUS_ASSIGN_OR_RETURN(CountVocab words, CountVocab::load(path_join(dir, "words.tsv")));
   MORPHEUS_ASSIGN_OR_RETURN(CountVocab roots, CountVocab::load(path_join(dir, "roots.tsv")));
   if (train.num_windows() == 0)

@@ -10,6 +10,7 @@
 
 #include "core/file_util.h"
 #include "core/utf8.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
 #include "train/cache.h"
@@ -18,6 +19,8 @@
 
 namespace morpheus::train {
 namespace {
+
+using model::CharVocab;
 
 using nlohmann::json;
 
