@@ -151,9 +151,14 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(prepare_malformed_teacher 1 --stderr-has "line 2"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/bad_teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_bad ${PREP_LEX})
-  morpheus_cli_test(prepare_set_outside_section 1 --stderr-has "prepare.*"
+  # The whole config resolves, as for train: an unknown key in any section fails at once.
+  morpheus_cli_test(prepare_set_unknown_model_key 1 --stderr-has "unknown config key 'model.dim'"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_set --set model.dim=3)
+  morpheus_cli_test(prepare_config_unknown_model_key 1
+    --stderr-has "unknown config key 'model.char_dimm'"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
+       --config ${PREP}/bad_model_key.json --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_cfg)
   morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
 endif()
 
