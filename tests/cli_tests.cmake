@@ -136,6 +136,12 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} eval --config ${TDATA}/eval/tiny_eval.json --out ${EVAL_OUT}_bad --set gold.bogus=1)
   morpheus_cli_test(eval_missing_config 1 --stderr-has no_such.json -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
   morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
+  # configs/eval.json reads the main job's artifacts from {run_dir}.
+  morpheus_cli_test(eval_needs_run_dir 1 --stderr-has "--run-dir"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json --out ${EVAL_OUT}_run)
+  morpheus_cli_test(eval_missing_artifacts 1 --stderr-has "run scripts/main.sh first"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json
+       --run-dir ${CMAKE_CURRENT_BINARY_DIR}/no_such_run --out ${EVAL_OUT}_run)
 endif()
 
 # morpheus prepare (tiny corpus with a ready teacher file, so no Morfessor run).
