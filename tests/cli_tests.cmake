@@ -136,6 +136,12 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} eval --config ${TDATA}/eval/tiny_eval.json --out ${EVAL_OUT}_bad --set gold.bogus=1)
   morpheus_cli_test(eval_missing_config 1 --stderr-has no_such.json -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
   morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
+  # configs/eval.json reads the main job's artifacts from {run_dir}.
+  morpheus_cli_test(eval_needs_run_dir 1 --stderr-has "--run-dir"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json --out ${EVAL_OUT}_run)
+  morpheus_cli_test(eval_missing_artifacts 1 --stderr-has "run scripts/main.sh first"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json
+       --run-dir ${CMAKE_CURRENT_BINARY_DIR}/no_such_run --out ${EVAL_OUT}_run)
 endif()
 
 # morpheus prepare (tiny corpus with a ready teacher file, so no Morfessor run).
@@ -151,9 +157,14 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(prepare_malformed_teacher 1 --stderr-has "line 2"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/bad_teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_bad ${PREP_LEX})
-  morpheus_cli_test(prepare_set_outside_section 1 --stderr-has "prepare.*"
+  # The whole config resolves, as for train: an unknown key in any section fails at once.
+  morpheus_cli_test(prepare_set_unknown_model_key 1 --stderr-has "unknown config key 'model.dim'"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_set --set model.dim=3)
+  morpheus_cli_test(prepare_config_unknown_model_key 1
+    --stderr-has "unknown config key 'model.char_dimm'"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
+       --config ${PREP}/bad_model_key.json --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_cfg)
   morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
 endif()
 
