@@ -20,7 +20,7 @@
 # Exit status: 0 when every row that was not skipped ran (a missed target shows in the table, not
 # in the status), 1 otherwise, 2 on a usage error.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)
 mode=gpu build=build/gpu outdir=${OUT:-}
 usage() { echo "usage: scripts/gpu_check.sh [--smoke BUILD_DIR] [--out DIR]" >&2; exit 2; }
@@ -56,7 +56,7 @@ cat > "$work/h.py" << 'PY'
 import json, sys
 cmd, args = sys.argv[1], sys.argv[2:]
 if cmd == "metrics":
-    rows = [json.loads(l) for l in open(args[0]) if '"loss"' in l]
+    rows = [json.loads(l) for l in open(args[0]) if '"words_per_s"' in l]
     timed = rows[1:] or rows
     words = sum(r["words"] for r in timed)
     seconds = sum(r["seconds"] for r in timed)
@@ -178,7 +178,8 @@ if [ "$mode" = gpu ]; then
   if step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$torch_prefix;$repo/.gpu/prefix" \
       -DMORPHEUS_WITH_SPM=OFF -DMORPHEUS_WITH_PYTHON=OFF -DMORPHEUS_BUILD_TESTS=OFF \
-      -DMORPHEUS_CCACHE=OFF -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
+      -DMORPHEUS_CCACHE=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
+      -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
       ${nccl_include:+"-DNCCL_INCLUDE_DIR=$nccl_include"} -DCMAKE_CXX_FLAGS="$extra_flags" \
       ${nvcc:+"-DCUDAToolkit_ROOT=$(dirname "$(dirname "$(readlink -f "$nvcc")")")"} &&
       step build 300 cmake --build "$build" -j 16 --target morpheus morpheus-torch device_check

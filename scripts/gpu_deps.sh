@@ -43,8 +43,9 @@ mkdir -p "$out"
 rm -rf "$out/prefix" && mkdir -p "$out/prefix/include" "$out/prefix/share/cmake"
 for pkg in nlohmann:nlohmann_json:nlohmann-json3-dev CLI:CLI11:libcli11-dev; do
   IFS=: read -r inc cmake deb <<< "$pkg"
-  [ -d "/usr/include/$inc" ] && [ -d "/usr/share/cmake/$cmake" ] ||
+  if [ ! -d "/usr/include/$inc" ] || [ ! -d "/usr/share/cmake/$cmake" ]; then
     die "missing /usr/include/$inc or /usr/share/cmake/$cmake (apt-get install $deb)"
+  fi
   cp -r "/usr/include/$inc" "$out/prefix/include/"
   cp -r "/usr/share/cmake/$cmake" "$out/prefix/share/cmake/"
 done
