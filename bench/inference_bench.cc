@@ -20,11 +20,11 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "infer/neural_tokenizer.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
 #include "model/packed_inference.h"
 #include "tokenizer/pretokenizer.h"
-#include "train/vocab.h"
 
 namespace {
 
@@ -111,7 +111,7 @@ void report(const char* name, const morpheus::infer::NeuralSegmenter& fast,
 // many words segment as in float, with each fixed guard of `guards` (logit distance under which a
 // chunk is decided again in float; 0 = none) and with the calibrated guard (the default).
 void report_int8(const char* name, const morpheus::model::Morpheus& model,
-                 const morpheus::train::CharVocab& chars, const std::vector<std::string>& words,
+                 const morpheus::model::CharVocab& chars, const std::vector<std::string>& words,
                  const std::vector<double>& guards, int reps) {
   morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
@@ -141,7 +141,7 @@ void report_int8(const char* name, const morpheus::model::Morpheus& model,
 }
 
 // Words/s at each batch size of a comma-separated list (positions per model call).
-void sweep(const morpheus::model::Morpheus& model, const morpheus::train::CharVocab& chars,
+void sweep(const morpheus::model::Morpheus& model, const morpheus::model::CharVocab& chars,
            const std::vector<std::string>& words, const std::string& sizes) {
   size_t begin = 0;
   while (begin < sizes.size()) {
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
   old_options.max_batch_chars = 1 << 15;
   if (!tokdir.empty()) {
     StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(tokdir, "model"));
-    StatusOr<train::CharVocab> chars = train::CharVocab::load(path_join(tokdir, "char_vocab.json"));
+    StatusOr<model::CharVocab> chars = model::CharVocab::load(path_join(tokdir, "char_vocab.json"));
     if (!m.ok() || !chars.ok()) {
       std::fprintf(stderr, "cannot load the model of %s\n", tokdir.c_str());
       return 1;
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
         for (char32_t c : *cps) ++counts[c];
       }
     }
-    const train::CharVocab chars = train::CharVocab::build(counts, 0.9999, 1, U"");
+    const model::CharVocab chars = model::CharVocab::build(counts, 0.9999, 1, U"");
     model::ModelConfig config;  // paper configuration, random weights
     config.char_vocab_size = chars.size();
     torch::manual_seed(1);

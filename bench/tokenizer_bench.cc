@@ -28,9 +28,9 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "infer/neural_tokenizer.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "tokenizer/pretokenizer.h"
-#include "train/vocab.h"
 
 namespace {
 
@@ -121,7 +121,7 @@ LetterRuns collect_letter_runs(const std::vector<std::string>& lines) {
 
 // Cold segmentation: every distinct run through the model once, no cache.
 void bench_cold_segmentation(const morpheus::model::Morpheus& model,
-                             const morpheus::train::CharVocab& chars_vocab,
+                             const morpheus::model::CharVocab& chars_vocab,
                              const std::unordered_set<std::string>& folded_set) {
   morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
   }
   const Corpus corpus = split_corpus(std::move(*text));
   const LetterRuns runs = collect_letter_runs(corpus.lines);
-  const train::CharVocab chars_vocab = train::CharVocab::build(runs.char_counts, 0.9999, 1, U"");
+  const model::CharVocab chars_vocab = model::CharVocab::build(runs.char_counts, 0.9999, 1, U"");
   model::ModelConfig config;  // paper configuration
   config.char_vocab_size = chars_vocab.size();
   torch::manual_seed(1);

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "core/file_util.h"
-#include "eval/plot.h"
+#include "core/plot.h"
 
 namespace morpheus::eval {
 namespace {

@@ -18,6 +18,7 @@
 #include "core/utf8.h"
 #include "model/linear.h"
 #include "model/packed_inference.h"
+#include "morph/root_snap.h"
 
 namespace morpheus::infer {
 
@@ -77,7 +78,7 @@ std::vector<std::string> pieces_from_cuts(const std::u32string& cps,
 
 }  // namespace
 
-NeuralSegmenter::NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
+NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
                                  NeuralSegmenterOptions options)
     : model_(std::move(model)),
       chars_(std::move(chars)),
@@ -271,7 +272,7 @@ std::vector<std::vector<std::string>> NeuralSegmenter::segment_many(
       std::vector<std::string> pieces = pieces_from_cuts(chunk, resolved.at(chunk));
       for (std::string& p : pieces) out[w].push_back(std::move(p));
     }
-    if (options_.root_snap) out[w] = train::snap_pieces(*options_.root_snap, std::move(out[w]));
+    if (options_.root_snap) out[w] = morph::snap_pieces(*options_.root_snap, std::move(out[w]));
   }
   return out;
 }

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "core/status.h"
+#include "model/char_vocab.h"
 #include "model/morpheus.h"
+#include "morph/root_lexicon.h"
 #include "tokenizer/segmenter.h"
-#include "train/root_correction.h"
-#include "train/vocab.h"
 
 namespace morpheus::infer {
 
@@ -32,8 +32,8 @@ struct NeuralSegmenterOptions {
   // Hard boundary when p > threshold, for segmentation only (embeddings keep the model's
   // model.threshold); 0: the model's own.
   double threshold = 0;
-  // When set, every word's pieces get the root snap (train/root_correction.h snap_pieces).
-  std::shared_ptr<const train::RootLexicon> root_snap;
+  // When set, every word's pieces get the root snap (morph/root_snap.h snap_pieces).
+  std::shared_ptr<const morph::RootLexicon> root_snap;
   // Where the model runs (model::resolve_device of --device auto|cpu|cuda[:N]); inputs are built
   // on the CPU and moved there, every result comes back to the CPU.
   torch::Device device = torch::kCPU;
@@ -52,7 +52,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
  public:
   // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case
   // characters to model char ids.
-  NeuralSegmenter(model::Morpheus model, train::CharVocab chars,
+  NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
                   NeuralSegmenterOptions options = {});
   ~NeuralSegmenter() override;
   NeuralSegmenter(const NeuralSegmenter&) = delete;
@@ -125,7 +125,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   std::vector<std::u32string> chunks_of(const std::u32string& cps) const;
 
   mutable model::Morpheus model_;
-  train::CharVocab chars_;
+  model::CharVocab chars_;
   NeuralSegmenterOptions options_;
   int64_t max_chunk_;
   int64_t batch_chars_;

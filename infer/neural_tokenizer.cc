@@ -21,6 +21,7 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "model/checkpoint.h"
+#include "morph/root_snap.h"
 #include "tokenizer/pretokenizer.h"
 
 namespace morpheus::infer {
@@ -34,11 +35,11 @@ using tokenizer::SegmentTable;
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
 
-StatusOr<std::shared_ptr<const train::RootLexicon>> load_root_snap(const std::string& roots,
+StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::string& roots,
                                                                    const std::string& suffixes) {
-  MORPHEUS_ASSIGN_OR_RETURN(train::RootLexicon lexicon, train::RootLexicon::load(roots, suffixes));
-  return std::shared_ptr<const train::RootLexicon>(
-      std::make_shared<train::RootLexicon>(std::move(lexicon)));
+  MORPHEUS_ASSIGN_OR_RETURN(morph::RootLexicon lexicon, morph::RootLexicon::load(roots, suffixes));
+  return std::shared_ptr<const morph::RootLexicon>(
+      std::make_shared<morph::RootLexicon>(std::move(lexicon)));
 }
 
 constexpr float kSelfTestMargin = 0.05f;  // logit distance from the threshold for sample words
@@ -127,7 +128,7 @@ std::vector<std::string> self_test_texts(const std::vector<std::string>& words,
 // With the root snap, the dictionary roots the pieces lack fill the rest of the budget (the snap
 // cuts unseen words at such roots, which would otherwise back off to smaller pieces): roots that
 // begin more of the exported runs first, then by string. Their count is 0.
-void add_lexicon_roots(const train::RootLexicon& lexicon, const std::vector<std::string>& runs,
+void add_lexicon_roots(const morph::RootLexicon& lexicon, const std::vector<std::string>& runs,
                        size_t budget, std::vector<std::string>* pieces,
                        std::vector<uint64_t>* counts, std::unordered_set<std::string>* seen) {
   std::unordered_map<std::u32string, uint64_t> begins;
@@ -193,7 +194,7 @@ namespace {
 // Everything one export computes, stage by stage.
 struct ExportState {
   std::string chars_path;
-  train::CharVocab chars;
+  model::CharVocab chars;
   std::vector<std::pair<std::string, uint64_t>> words;  // by count, descending
   std::unordered_map<std::string, uint64_t> run_counts;
   std::unordered_map<std::string, uint64_t> piece_counts;
@@ -219,7 +220,7 @@ Status check_export_options(const ExportOptions& options) {
 Status load_char_vocab(const ExportOptions& options, const model::Morpheus& model,
                        ExportState* state) {
   state->chars_path = path_join(options.checkpoint, "char_vocab.json");
-  MORPHEUS_ASSIGN_OR_RETURN(state->chars, train::CharVocab::load(state->chars_path));
+  MORPHEUS_ASSIGN_OR_RETURN(state->chars, model::CharVocab::load(state->chars_path));
   if (static_cast<int64_t>(state->chars.size()) != model->config.char_vocab_size) {
     return invalid_argument(state->chars_path + " has " + std::to_string(state->chars.size()) +
                                 " symbols but the model was built for " +
@@ -307,11 +308,11 @@ void segment_runs(const NeuralSegmenter& segmenter, ExportState* state) {
 // Vocabulary: the model's letters first (so no letter falls back to bytes), then the pieces by
 // weighted count (ties by string) down to min_count, then (with the root snap) dictionary roots.
 // Case is folded (no case duplicates); no word-start marker pieces (the codec restores spacing).
-void distil_vocabulary(const ExportOptions& options, const train::RootLexicon* root_snap,
+void distil_vocabulary(const ExportOptions& options, const morph::RootLexicon* root_snap,
                        ExportState* state) {
   const size_t budget = options.vocab_size - tokenizer::PieceCodec::kFirstPieceId;
   std::unordered_set<std::string> seen;
-  for (uint32_t id = train::CharVocab::kNumSpecials;
+  for (uint32_t id = model::CharVocab::kNumSpecials;
        id < state->chars.size() && state->pieces.size() < budget; ++id) {
     const char32_t c = state->chars.char_of(id);
     if (!unicode::is_letter(c)) continue;
@@ -357,7 +358,7 @@ json tokenizer_config(const ExportOptions& options, const model::Morpheus& model
               {"turkish_apostrophe", true},
               {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
               {"root_snap", options.root_snap},
-              {"root_snap_rule", train::kRootSnapRule},
+              {"root_snap_rule", morph::kRootSnapRule},
               {"max_word_len", model->config.max_word_len},
               {"min_count", options.min_count},
               {"word_types", state.words.size()},
@@ -505,7 +506,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(path_join(dir, "model")));
   const std::string chars_path = path_join(dir, "char_vocab.json");
-  MORPHEUS_ASSIGN_OR_RETURN(train::CharVocab chars, train::CharVocab::load(chars_path));
+  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
     return data_loss(chars_path + " has " + std::to_string(chars.size()) +
                          " symbols but the model in " + path_join(dir, "model") + " expects " +
@@ -515,10 +516,10 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
   if (config.value("root_snap", false)) {
     const int rule = config.value("root_snap_rule", 1);
-    if (rule != train::kRootSnapRule) {
+    if (rule != morph::kRootSnapRule) {
       return failed_precondition(
           dir + " was exported with root-snap rule " + std::to_string(rule) +
-              "; this build applies rule " + std::to_string(train::kRootSnapRule),
+              "; this build applies rule " + std::to_string(morph::kRootSnapRule),
           "re-run morpheus export with --root-snap (the table must come from the same rule)");
     }
     for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {

@@ -7,7 +7,7 @@
 //   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout)
 //   segments.bin     the model's pieces of every exported letter run (tokenizer/tokenizer_dir.h)
 //   model/           inference checkpoint (model/checkpoint.h)
-//   char_vocab.json  the model's character vocabulary (train/vocab.h)
+//   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
 // Loading checks the checksums of pieces.json and segments.bin and re-encodes the self-test texts
 // (table only). The model is loaded lazily, on the first letter run the table lacks; then its
@@ -40,7 +40,7 @@ struct ExportOptions {
   size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
   uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept
   double threshold = 0;       // boundary probability threshold in (0, 1); 0: the model's own
-  // Root snap (train/root_correction.h) on every segmentation, table and model alike; the two
+  // Root snap (morph/root_snap.h) on every segmentation, table and model alike; the two
   // lexicons are copied into the directory (root_snap/).
   bool root_snap = false;
   std::string root_lexicon;    // first field per line: roots

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // morpheus._tokenizer: the Morpheus tokenizer directory from Python, torch-free. The calls are
 // those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): TokenizerDir::prefetch sends
-// the letter runs the segmentation table lacks to the model in one call (the `morpheus-torch
-// model-server` co-process, tokenizer/model_client.h, started on the first miss), then
+// the letter runs the segmentation table lacks to the model in one call (the
+// `morpheus-model-server` co-process, tokenizer/model_client.h, started on the first miss), then
 // TokenizerDir::encode / segment_word and PieceCodec::decode. cache_file is their --cache-file
 // (TokenizerDir::attach_cache, tokenizer/seg_cache.h): runs outside the table are looked up there
 // before the model, and what the model segments is appended to it.
@@ -25,10 +25,10 @@ namespace py = pybind11;
 namespace morpheus::python {
 namespace {
 
-#ifdef MORPHEUS_BUILD_TORCH_BINARY
-constexpr const char* kBuildTorchBinary = MORPHEUS_BUILD_TORCH_BINARY;
+#ifdef MORPHEUS_BUILD_MODEL_SERVER
+constexpr const char* kBuildModelServer = MORPHEUS_BUILD_MODEL_SERVER;
 #else
-constexpr const char* kBuildTorchBinary = "";
+constexpr const char* kBuildModelServer = "";
 #endif
 
 // Encodes texts[begin, end) into ids[begin, end); the first error wins.
@@ -155,16 +155,16 @@ class Tokenizer {
 PYBIND11_MODULE(_tokenizer, m) {
   using morpheus::python::Tokenizer;
   m.doc() = "The Morpheus tokenizer (torch-free); see morpheus.Tokenizer.";
-  m.attr("BUILD_TORCH_BINARY") = morpheus::python::kBuildTorchBinary;
+  m.attr("BUILD_MODEL_SERVER") = morpheus::python::kBuildModelServer;
   py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
 
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
-from the segmentation table go to `model_server` (the `morpheus-torch` binary, run as
-`morpheus-torch model-server`, started on the first miss); with model_server="" they are an
-error. `cache` is the model server's LRU (--cache). `cache_file` is --cache-file of `morpheus
-encode|segment`: a persistent cache of the model's segmentations, created when absent, read
-before the model is asked and appended to (tokenizer/seg_cache.h); the file is locked while the
-Tokenizer lives, so a second writer (process or Tokenizer) on it raises RuntimeError.)")
+from the segmentation table go to `model_server` (the `morpheus-model-server` binary, started on
+the first miss); with model_server="" they are an error. `cache` is the model server's LRU
+(--cache). `cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the
+model's segmentations, created when absent, read before the model is asked and appended to
+(tokenizer/seg_cache.h); the file is locked while the Tokenizer lives, so a second writer
+(process or Tokenizer) on it raises RuntimeError.)")
       .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&>(),
            py::arg("path"), py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
            py::arg("self_test") = true, py::arg("cache_file") = "")

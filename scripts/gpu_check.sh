@@ -182,10 +182,10 @@ if [ "$mode" = gpu ]; then
       -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
       ${nccl_include:+"-DNCCL_INCLUDE_DIR=$nccl_include"} -DCMAKE_CXX_FLAGS="$extra_flags" \
       ${nvcc:+"-DCUDAToolkit_ROOT=$(dirname "$(dirname "$(readlink -f "$nvcc")")")"} &&
-      step build 300 cmake --build "$build" -j 16 --target morpheus morpheus-torch device_check
+      step build 300 cmake --build "$build" -j 16 --target morpheus device_check
   then
     nccl=$(grep -o 'NCCL backend [A-Za-z]*' "$log" | tail -1)
-    row "build: configure + morpheus, morpheus-torch, device_check (Release, -j16)" \
+    row "build: configure + morpheus (with morpheus-torch, morpheus-model-server), device_check" \
       "$(since "$t0") s; ${nccl:-NCCL backend ?}" "" ok
   else
     row "build" "failed after $(since "$t0") s (build.log)" "" FAILED
@@ -211,8 +211,8 @@ else
 fi
 m=$build/tools/morpheus
 if [ "$ready" = 1 ]; then
-  for f in "$m" "$build/tools/morpheus-torch" "$build/bench/device_check" "$data/train.cache" \
-      "$new_words"; do
+  for f in "$m" "$build/tools/morpheus-torch" "$build/tools/morpheus-model-server" \
+      "$build/bench/device_check" "$data/train.cache" "$new_words"; do
     [ -e "$f" ] || { row "inputs" "missing $f" "" FAILED; ready=0; }
   done
 fi

@@ -202,7 +202,7 @@ endif()
 # Labels: bad_input + fast (torch-free), bad_input + torch, bad_input + slow (the 50 MB line).
 add_executable(morpheus_nt cli/morpheus_nt_main.cc)
 morpheus_target_defaults(morpheus_nt)
-target_link_libraries(morpheus_nt PRIVATE morpheus_commands morpheus_cli morpheus_core)
+target_link_libraries(morpheus_nt PRIVATE morpheus_tools_commands morpheus_tools_cli morpheus_core)
 
 set(BAD_INPUT ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_input.sh)
 set(BAD_FIX ${CMAKE_CURRENT_BINARY_DIR}/bad_input_fixtures)

@@ -112,7 +112,7 @@ class ServerSegmenter : public Segmenter {
   }
 
   Status ended() const {
-    return internal_error("the model server (morpheus-torch model-server) ended unexpectedly",
+    return internal_error("the model server (morpheus-model-server) ended unexpectedly",
                           "see its message above");
   }
   Status send_all(const std::string& data) const {
@@ -137,9 +137,8 @@ StatusOr<std::unique_ptr<Segmenter>> create_server(const SegmenterSpec& spec) {
   const std::string binary = spec.options.value("binary", std::string());
   const size_t cache = spec.options.value("cache", size_t{1} << 20);
   const int threads = spec.options.value("threads", 0);
-  std::vector<std::string> argv = {binary};
+  std::vector<std::string> argv = {binary, "--model", spec.path, "--cache", std::to_string(cache)};
   if (threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
-  argv.insert(argv.end(), {"model-server", "--model", spec.path, "--cache", std::to_string(cache)});
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     return io_error(std::string("socketpair: ") + std::strerror(errno));

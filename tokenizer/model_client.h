@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The Morpheus model in a co-process: the torch-free `morpheus` runs `morpheus-torch
-// model-server --model DIR` when a letter run misses the segmentation table, and talks to it over
-// a socket pair. Protocol (one request at a time):
+// The Morpheus model in a co-process: the torch-free tokenizer (`morpheus encode|segment`,
+// morpheus._tokenizer) runs `morpheus-model-server --model DIR` (infer/model_server.h) when a
+// letter run misses the segmentation table, and talks to it over a socket pair. Protocol (one
+// request at a time):
 //   server -> "READY\n" after loading and checking the model, or "ERROR\t<code>\t<msg>\t<hint>\n"
 //   client -> "<n>\n" then n letter runs, one per line
 //   server -> n lines, the pieces of each run joined by ' '
@@ -24,9 +25,9 @@ struct ModelRequest {
 };
 
 // The spec of the "morpheus-server" segmenter (tokenizer/segmenter.h), registered by this call:
-// it starts `binary` (the LibTorch morpheus) as the model server of the directory at spec.path:
-// `binary [--threads N] model-server --model DIR --cache C`. Options {"binary": path,
-// "cache": runs, "threads": n}.
+// it starts `binary` (morpheus-model-server) as the model server of the directory at spec.path:
+// `binary --model DIR --cache C [--threads N]`. Options {"binary": path, "cache": runs,
+// "threads": n}.
 SegmenterSpec model_server_factory(const std::string& binary, const ModelRequest& request);
 
 // The model server loop on stdin/stdout. `load` creates the model segmenter (its error is sent

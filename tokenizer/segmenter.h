@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Segmenter: the one interface every segmenting system implements (DESIGN.md §5.14), and the one
-// factory that creates a system by name (SentencePiece's ModelInterface + model_factory).
+// Segmenter: the one interface every segmenting system implements (the Morpheus model, the hybrid
+// tokenizer, CBPE, a segmentation file), and the factory that creates the Morpheus model by name
+// (SentencePiece's ModelInterface + model_factory), so that the torch-free tokenizer reaches it
+// without linking LibTorch.
 //   words {"evlerde", "kitap"} -> {{"ev", "ler", "de"}, {"kitap"}}
-// Systems and their registry names:
-//   "file"            a segmentation file (tokenizer/cbpe/cbpe_model.h SegmentationTable)
-//   "cbpe"            a CBPE model directory (tokenizer/cbpe/cbpe_model.h)
-//   "hybrid"          the hybrid tokenizer of a lexicon directory (tokenizer/hybrid/)
+// Registry names:
 //   "morpheus-model"  the Morpheus model of a tokenizer directory, in process; LibTorch, so it is
 //                     registered by the LibTorch side (infer/neural_tokenizer.h)
-//   "morpheus-server" the same model in a `morpheus-torch model-server` co-process, registered
-//                     by the torch-free side (tokenizer/model_client.h)
+//   "morpheus-server" the same model in a `morpheus-model-server` co-process, registered by the
+//                     torch-free side (tokenizer/model_client.h)
 // The Morpheus segmentation table (tokenizer/tokenizer_dir.h) is a Segmenter too: it answers the
 // runs it holds and hands the rest to one of the two model systems, created through this factory.
+// The baselines are built directly (tokenizer/cbpe/cbpe_model.h, tokenizer/hybrid/).
 #pragma once
 
 #include <functional>
@@ -86,8 +86,7 @@ struct SegmenterSpec {
 using SegmenterCreator =
     std::function<StatusOr<std::unique_ptr<Segmenter>>(const SegmenterSpec& spec)>;
 
-// Registers (or replaces) the creator of `name`. Thread-safe. "file", "cbpe" and "hybrid" are
-// registered from the start.
+// Registers (or replaces) the creator of `name`. Thread-safe. None is registered from the start.
 void register_segmenter(const std::string& name, SegmenterCreator creator);
 // Creates the system spec.name; NOT_FOUND naming the registered systems when it is unknown.
 StatusOr<std::unique_ptr<Segmenter>> create_segmenter(const SegmenterSpec& spec);

@@ -19,13 +19,13 @@
 #include "embed/ann_index.h"
 #include "embed/word_vectors.h"
 #include "eval/embedding_metrics.h"
+#include "infer/model_server.h"
 #include "infer/neural_tokenizer.h"
 #include "model/runtime.h"
-#include "tokenizer/model_client.h"
+#include "morph/root_lexicon.h"
 #include "tokenizer/segment_table.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
-#include "train/prepare.h"
 
 namespace morpheus::tools {
 namespace {
@@ -347,14 +347,13 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
                   "tune split (embeddings keep model.threshold); 0 keeps the model's own")
       ->capture_default_str();
-  const train::PrepareConfig lexicons;  // the root correction's lexicons are the defaults
-  eargs->options.root_lexicon = lexicons.root_lexicon;
-  eargs->options.suffix_lexicon = lexicons.suffix_lexicon;
+  eargs->options.root_lexicon = morph::kDefaultRootLexicon;  // the root correction's defaults
+  eargs->options.suffix_lexicon = morph::kDefaultSuffixLexicon;
   exp->add_flag("--root-snap", eargs->options.root_snap,
                 "Cut every word after its shortest dictionary root (at least 2 letters) whose rest "
                 "is a known suffix chain, optionally after voice suffixes of a verb root (kat|ıl|"
                 "mıyorum), the junction obeying Turkish sound rules; nowhere inside the root "
-                "(rule 2, train/root_correction.h; copies both lexicons into the directory)");
+                "(rule 2, morph/root_snap.h; copies both lexicons into the directory)");
   exp->add_option("--root-lexicon", eargs->options.root_lexicon, "Roots for --root-snap")
       ->capture_default_str();
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
@@ -369,7 +368,7 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
     return infer::in_process_model(options);
   });
 
-  // The model server of the torch-free `morpheus` (tokenizer/model_client.h); not for users.
+  // The model server (infer/model_server.h), as `morpheus-model-server` runs it; not for users.
   struct ServerArgs {
     std::string model;
     size_t cache = size_t{1} << 20;
@@ -382,13 +381,7 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   registry.add(server, [sargs] {
     infer::NeuralSegmenterOptions options;
     options.cache_capacity = sargs->cache;
-    StatusOr<std::unique_ptr<infer::NeuralTokenizer>> tok =
-        infer::NeuralTokenizer::load(sargs->model, false, options);
-    return tokenizer::serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
-      if (!tok.ok()) return tok.status();
-      MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());
-      return (*tok)->tokenizer().model();
-    });
+    return infer::run_model_server(sargs->model, options);
   });
 
   auto margs = std::make_shared<EmbedArgs>();

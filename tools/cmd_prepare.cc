@@ -11,6 +11,7 @@
 
 #include "core/file_util.h"
 #include "core/utf8.h"
+#include "morph/cuts.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "train/corpus.h"
@@ -76,14 +77,14 @@ Status run_teacher_command(const TeacherArgs& args) {
     words.push_back(std::move(line));
   }
   MORPHEUS_RETURN_IF_ERROR(reader.status());
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<train::Cuts> cuts,
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<morph::Cuts> cuts,
                             train::teacher_labels(args.data, lower, args.raw, args.root_snap));
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.output));
   for (size_t i = 0; i < words.size(); ++i) {
     MORPHEUS_ASSIGN_OR_RETURN(const std::u32string written, utf8::decode(words[i]));  // validated
     std::string pieces;
-    for (const std::u32string& p : train::pieces_from_cuts(written, cuts[i])) {
+    for (const std::u32string& p : morph::pieces_from_cuts(written, cuts[i])) {
       pieces += (pieces.empty() ? "" : " ") + utf8::encode(p);
     }
     MORPHEUS_RETURN_IF_ERROR(out.write(words[i] + "\t" + pieces + "\n"));

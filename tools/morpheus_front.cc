@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment|cache` run
-// here (letter runs outside the segmentation table go to `morpheus-torch model-server`, started
-// only when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
+// here (letter runs outside the segmentation table go to `morpheus-model-server`, started only
+// when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,14 +16,13 @@
 
 namespace {
 
-// morpheus-torch next to this executable.
-std::string torch_binary() {
+// The executable `name` next to this one.
+std::string sibling(const std::string& name) {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("morpheus");
   const size_t slash = self.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) +
-         "/morpheus-torch";
+  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/" + name;
 }
 
 // The command word: the first argument after the front's own flags (-q/-v and their long forms).
@@ -39,7 +38,6 @@ std::string command_of(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string torch = torch_binary();
   const std::string command = command_of(argc, argv);
   if (command == "encode" || command == "decode" || command == "segment" || command == "cache") {
     CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
@@ -48,12 +46,14 @@ int main(int argc, char** argv) {
     app.fallthrough();
     morpheus::tools::add_global_flags(app);
     morpheus::tools::CommandRegistry registry;
+    const std::string server = sibling("morpheus-model-server");
     morpheus::tools::register_tokenize_commands(
-        app, registry, [torch](const morpheus::tokenizer::ModelRequest& request) {
-          return morpheus::tokenizer::model_server_factory(torch, request);
+        app, registry, [server](const morpheus::tokenizer::ModelRequest& request) {
+          return morpheus::tokenizer::model_server_factory(server, request);
         });
     return registry.run(app, argc, argv);
   }
+  const std::string torch = sibling("morpheus-torch");
   argv[0] = const_cast<char*>(torch.c_str());
   ::execv(torch.c_str(), argv);
   std::fprintf(stderr, "error: cannot run %s: %s\nhint: morpheus-torch is built next to morpheus\n",

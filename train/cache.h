@@ -30,7 +30,8 @@
 //                               bit 0 and bits ≥ length are always 0. Root-corrected teacher
 //                               labels.
 //     word_flags    u8[N]       kWordIsChunk | kWordContinues (see below)
-//     char_ids      u8[C] or u16[C]  char vocab ids (train/vocab.h CharVocab; never PAD/BOS/EOS)
+//     char_ids      u8[C] or u16[C]  char vocab ids (model/char_vocab.h CharVocab; never
+//     PAD/BOS/EOS)
 // The model's position convention (BOS at 0, character j at j+1, EOS at length+1) maps bit g to
 // the reference's gap g; the trainer adds BOS/EOS/PAD itself.
 //

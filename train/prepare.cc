@@ -15,6 +15,8 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "eval/boundary_metrics.h"
+#include "model/char_vocab.h"
+#include "morph/root_snap.h"
 #include "train/cache.h"
 #include "train/corpus.h"
 #include "train/root_correction.h"
@@ -24,6 +26,11 @@
 namespace morpheus::train {
 namespace {
 
+using model::CharVocab;
+using morph::Cuts;
+using morph::pieces_from_cuts;
+using morph::RootLexicon;
+using morph::snap_to_root;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 

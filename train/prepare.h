@@ -4,7 +4,7 @@
 //
 // Output directory:
 //   teacher.tsv        word<TAB>pieces for every word type (lower-cased), the raw teacher
-//   char_vocab.json    character vocabulary (train/vocab.h)
+//   char_vocab.json    character vocabulary (model/char_vocab.h)
 //   words.tsv          word vocabulary, roots.tsv root vocabulary (line i = id i)
 //   train.cache        training windows, dev.cache dev windows (train/cache.h)
 //   prepare.json       summary: counts, timings, label changes, sizes, teacher scores
@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "morph/cuts.h"
+#include "morph/root_lexicon.h"
 #include "train/teacher.h"
 
 namespace morpheus::train {
@@ -58,8 +60,8 @@ struct PrepareConfig {
   // RootLexicon::snap_root_form), the first label piece when the lexicon has none.
   std::string contrastive_roots = "label";
   // Root lexicon (first field per line) and suffix-chain lexicon; relative to the working dir.
-  std::string root_lexicon = "node_modules/nlptoolkit-dictionary/turkish_dictionary.txt";
-  std::string suffix_lexicon = "node_modules/nlptoolkit-morphologicalanalysis/suffixes.txt";
+  std::string root_lexicon = morph::kDefaultRootLexicon;
+  std::string suffix_lexicon = morph::kDefaultSuffixLexicon;
   // python3-morfessor: interpreter and scripts (the module imports only under /usr/bin/python3).
   std::string morfessor_python = "/usr/bin/python3";
   std::string morfessor_train = "/usr/bin/morfessor-train";
@@ -113,9 +115,9 @@ StatusOr<nlohmann::json> run_prepare(const PrepareOptions& options);
 // they stay whole), then, unless `raw`, the root correction when prepare.json's config enables
 // it. One Cuts per word, in order.
 // With `root_snap`, snap_to_root (the prepare directory's lexicons) follows, unless `raw`.
-StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
-                                           const std::vector<std::u32string>& words, bool raw,
-                                           bool root_snap = false);
+StatusOr<std::vector<morph::Cuts>> teacher_labels(const std::string& prep_dir,
+                                                  const std::vector<std::u32string>& words,
+                                                  bool raw, bool root_snap = false);
 
 // Reads a gold file: "word<TAB>alt , alt<TAB>…" with pieces space-separated; a first line
 // starting with "word\t" is a header. Words and pieces are lower-cased.

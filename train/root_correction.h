@@ -1,119 +1,27 @@
 // SPDX-License-Identifier: MIT
-// Root correction, the paper's "Kalbur" step (reference/morpheus_pipeline.md §1.7), exactly:
-// find the longest prefix of a word that is a known root (also after de-softening the last
-// letter b/c/d/g/ğ → p/ç/t/k/k: "kitab" matches "kitap") and whose remainder is empty or a known
-// suffix chain; when the teacher also cuts exactly at that root end, remove the teacher's cuts
-// inside the root. Roots come from npm nlptoolkit-dictionary (turkish_dictionary.txt), suffix
-// chains from npm nlptoolkit-morphologicalanalysis (suffixes.txt, whole chains like Kalbur's
-// EKLER).
+// Root correction of the teacher labels, the paper's "Kalbur" step (reference/morpheus_pipeline.md
+// §1.7), exactly: find the longest prefix of a word that is a known root (also after
+// de-softening the last letter b/c/d/g/ğ → p/ç/t/k/k: "kitab" matches "kitap") and whose
+// remainder is empty or a known suffix chain (RootLexicon::root_split, morph/root_lexicon.h);
+// when the teacher also cuts exactly at that root end, remove the teacher's cuts inside the root.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
-#include "core/status.h"
-#include "train/teacher.h"
+#include "morph/cuts.h"
+#include "morph/root_lexicon.h"
 
 namespace morpheus::train {
-
-// The version of the root snap's rule (RootLexicon::snap_root), stored by `morpheus export` in
-// tokenizer.json ("root_snap_rule"): a tokenizer exported under another rule is refused, since
-// its table holds that rule's segmentations. 1: the shortest root plus a suffix chain; 2: also
-// voice suffixes and the junction's sound rules.
-constexpr int kRootSnapRule = 2;
-
-// What the dictionary says about a root (turkish_dictionary.txt flags).
-enum RootFlag : uint8_t {
-  kRootIsVerb = 1,          // CL_FIIL: takes voice suffixes (passive, causative)
-  kRootSoftens = 2,         // IS_SD, F_SD, IS_B_SD, IS_SDD: kitap -> kitabı
-  kRootIgnoresHarmony = 4,  // IS_UU: saat -> saati
-};
-
-// The root snap's analysis of a word: the root ends at `root` (0 = none), and the voice suffixes
-// between the root and the suffix chain end at `voice_cuts` ("doldurulmayı": dol|dur|ul|mayı
-// gives root 3, voice_cuts {6, 8}).
-struct RootAnalysis {
-  size_t root = 0;
-  Cuts voice_cuts;
-};
-
-class RootLexicon {
- public:
-  // Reads the first whitespace-separated field of every non-empty line of both files,
-  // lower-cased (Turkish rules), and the root flags of the roots file's other fields. Missing
-  // files are NOT_FOUND naming them.
-  static StatusOr<RootLexicon> load(const std::string& roots_path,
-                                    const std::string& suffixes_path);
-
-  void add_root(const std::u32string& root, uint8_t flags = 0) { roots_[root] |= flags; }
-  void add_suffix_chain(const std::u32string& chain) { suffixes_.insert(chain); }
-  size_t num_roots() const { return roots_.size(); }
-  bool is_root(const std::u32string& t) const { return roots_.count(t) > 0; }
-  // Every root with its RootFlag bits.
-  const std::unordered_map<std::u32string, uint8_t>& roots() const { return roots_; }
-  size_t num_suffix_chains() const { return suffixes_.size(); }
-
-  // `t` is a root, or ends in b/c/d/g/ğ and is a root with that letter replaced by p/ç/t/k/k.
-  bool root_match(const std::u32string& t) const;
-  // The largest L in [1, n] with root_match(word[0, L)) and word[L, n) empty or a suffix chain;
-  // 0 when there is none. `word` is lower-case. The paper's rule (the longest root).
-  size_t root_split(const std::u32string& word) const;
-  // The root snap's rule: the shortest root of at least two letters (a one-letter root only when
-  // it is the sole candidate) whose remainder is empty, a suffix chain, or voice suffixes then a
-  // suffix chain, every junction obeying Turkish sound rules (below): "kaldırdı" -> kal|dır|dı,
-  // "yapıyor" -> yap + ıyor, "katılmıyorum" -> kat|ıl + mıyorum, where root_split gives kaldır +
-  // dı and yapı + yor. Every gold set scored here (MC2010, UD, Penn) cuts voice and derivational
-  // suffixes off the root; measured on their tune parts this beats the longest root and the
-  // shortest root without voice suffixes or sound rules on all four scores (README, ablation).
-  //
-  // A root + chain junction is kept only when (1) a de-softened match (kitab + ı) is a softening
-  // root and the chain starts with a vowel; (2) a chain starting with d/c does not follow a
-  // voiceless consonant, and one starting with t/ç follows one (or is a vowel-final verb's
-  // causative t); (3) unless the root ignores harmony or the chain starts with an invariant
-  // suffix (ki, ken, yor, ...), the chain's first vowel agrees with the root's last vowel in
-  // backness, and a high first vowel also in rounding. Voice suffixes follow verbs only, at most
-  // three: passive/reflexive ıl/ın (4-way harmony; n after a vowel), causative dır/tır (4-way,
-  // assimilated; t after a vowel).
-  RootAnalysis snap_root(const std::u32string& word) const;
-  // The dictionary form of the root snap_root finds in `word` ("kitabı" -> "kitap", "kaldırdı" ->
-  // "kal"), or "" when it finds none.
-  std::u32string snap_root_form(const std::u32string& word) const;
-
- private:
-  // root_match(word[0, len)) and word[len, n) empty or a suffix chain (1 <= len <= n).
-  bool splits_at(const std::u32string& word, size_t len) const;
-  // The flags of the root word[0, len) (de-softened when needed; *softened says so), or -1.
-  int root_flags(const std::u32string& word, size_t len, bool* softened) const;
-  // Whether `rest` (non-empty) after `stem` parses as voice suffixes then a suffix chain; the
-  // voice suffix ends, as offsets into rest, go to *ends.
-  bool parse_rest(const std::u32string& stem, const std::u32string& rest, uint8_t flags,
-                  bool softened, int depth, Cuts* ends) const;
-
-  std::unordered_map<std::u32string, uint8_t> roots_;
-  std::unordered_set<std::u32string> suffixes_;
-};
 
 // Applies the correction to the teacher cuts of `word` (lower-case). With R = root_split(word),
 // nothing changes unless 0 < R < length, R <= max_root and R is one of the cuts; then every cut
 // below R is removed (the root-end cut and the suffix cuts stay). Returns the number of cuts
 // removed.
-size_t correct_root(const RootLexicon& lexicon, const std::u32string& word, size_t max_root,
-                    Cuts* cuts);
-
-// The root snap applied to a trained model's segmentation (`morpheus export --root-snap`): with
-// A = snap_root(word) and 0 < A.root < length, the word is cut at A.root and at A.voice_cuts and
-// nowhere before the last of them; the cuts after it stay. Otherwise `cuts` is unchanged.
-// Returns whether it changed.
-bool snap_to_root(const RootLexicon& lexicon, const std::u32string& word, Cuts* cuts);
-// snap_to_root on the pieces (valid UTF-8) of one word, matched lower-cased (Turkish rules), so
-// "Kaldırdı" snaps like "kaldırdı"; the pieces keep their case and still concatenate to the word.
-std::vector<std::string> snap_pieces(const RootLexicon& lexicon, std::vector<std::string> pieces);
+size_t correct_root(const morph::RootLexicon& lexicon, const std::u32string& word, size_t max_root,
+                    morph::Cuts* cuts);
 
 // The root of a segmented word: its first piece ("evlerde" with cuts {2, 5} -> "ev").
-std::u32string root_of(const std::u32string& word, const Cuts& cuts);
+std::u32string root_of(const std::u32string& word, const morph::Cuts& cuts);
 
 }  // namespace morpheus::train

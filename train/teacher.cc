@@ -17,6 +17,10 @@
 namespace morpheus::train {
 namespace {
 
+using morph::Cuts;
+using morph::cuts_from_pieces;
+using morph::pieces_from_cuts;
+
 std::string last_lines(const std::string& path, size_t n) {
   StatusOr<std::string> text = read_file(path);
   if (!text.ok()) return {};
@@ -33,30 +37,6 @@ std::string last_lines(const std::string& path, size_t n) {
 }
 
 }  // namespace
-
-Cuts cuts_from_pieces(const std::vector<std::u32string>& pieces) {
-  Cuts cuts;
-  uint32_t pos = 0;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    if (pieces[i].empty()) continue;
-    if (pos > 0) cuts.push_back(pos);
-    pos += static_cast<uint32_t>(pieces[i].size());
-  }
-  return cuts;
-}
-
-std::vector<std::u32string> pieces_from_cuts(const std::u32string& word, const Cuts& cuts) {
-  std::vector<std::u32string> pieces;
-  size_t begin = 0;
-  for (uint32_t cut : cuts) {
-    MORPHEUS_CHECK(cut > begin && cut < word.size(), "cut ", cut, " out of order or outside a ",
-                   word.size(), "-character word");
-    pieces.push_back(word.substr(begin, cut - begin));
-    begin = cut;
-  }
-  pieces.push_back(word.substr(begin));
-  return pieces;
-}
 
 StatusOr<TeacherTable> read_teacher_tsv(const std::string& path) {
   LineReader reader;

@@ -11,20 +11,12 @@
 #include <vector>
 
 #include "core/status.h"
+#include "morph/cuts.h"
 
 namespace morpheus::train {
 
-// Interior cut offsets of one word in code points, ascending, each in [1, length-1]:
-// "ev|ler|de" -> {2, 5}. An unsegmented word has no cuts.
-using Cuts = std::vector<uint32_t>;
-
-// Segmentation of every known word type (lower-cased).
-using TeacherTable = std::unordered_map<std::u32string, Cuts>;
-
-// Cuts of pieces whose concatenation is the word; empty pieces are ignored.
-Cuts cuts_from_pieces(const std::vector<std::u32string>& pieces);
-// Pieces of `word` cut at `cuts` (cuts must be ascending and inside the word).
-std::vector<std::u32string> pieces_from_cuts(const std::u32string& word, const Cuts& cuts);
+// Segmentation of every known word type (lower-cased), as cuts (morph/cuts.h).
+using TeacherTable = std::unordered_map<std::u32string, morph::Cuts>;
 
 // Reads `word<TAB>piece piece …` (tokenizer/segmentation_file.h). Words and pieces are lower-cased
 // (Turkish rules). A malformed line is INVALID_ARGUMENT naming the file and line number; a word
@@ -33,7 +25,7 @@ StatusOr<TeacherTable> read_teacher_tsv(const std::string& path);
 
 // Writes `types[i]<TAB>pieces` for every type, in the given order, atomically.
 Status write_teacher_tsv(const std::string& path, const std::vector<std::u32string>& types,
-                         const std::vector<Cuts>& cuts);
+                         const std::vector<morph::Cuts>& cuts);
 
 // Reads a Morfessor 1.0 segmentation file ("count morph + morph", '#' comments) as written by
 // `morfessor-train -S`. Errors name the file and line.

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
-#include "eval/png.h"
+#include "core/png.h"
 
 namespace morpheus::train {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // Appends (step, row[key]) to `series` when the row holds a finite number under key.
-void add_point(eval::LineSeries* series, double step, const json& row, const char* key) {
+void add_point(LineSeries* series, double step, const json& row, const char* key) {
   const auto it = row.find(key);
   if (it == row.end() || !it->is_number()) return;
   series->x.push_back(step);
@@ -62,15 +62,14 @@ StatusOr<TrainingCurves> read_training_curves(const std::string& metrics_path) {
   return curves;
 }
 
-eval::Canvas draw_training_curves(const TrainingCurves& curves) {
-  const eval::Canvas panels[] = {
-      eval::line_chart("Training losses (unweighted, weighted total)", "step", "loss",
-                       curves.losses),
-      eval::line_chart("Dev boundary P/R/F1 (interior gaps)", "step", "score", curves.dev),
-      eval::line_chart("Learning rate", "step", "lr", curves.lr)};
+Canvas draw_training_curves(const TrainingCurves& curves) {
+  const Canvas panels[] = {
+      line_chart("Training losses (unweighted, weighted total)", "step", "loss", curves.losses),
+      line_chart("Dev boundary P/R/F1 (interior gaps)", "step", "score", curves.dev),
+      line_chart("Learning rate", "step", "lr", curves.lr)};
   int height = 0;
   for (const auto& p : panels) height += p.height();
-  eval::Canvas out(panels[0].width(), height);
+  Canvas out(panels[0].width(), height);
   int y0 = 0;
   for (const auto& p : panels) {
     for (int y = 0; y < p.height(); ++y) {
@@ -83,7 +82,7 @@ eval::Canvas draw_training_curves(const TrainingCurves& curves) {
 
 Status write_training_curves(const std::string& metrics_path, const std::string& png_path) {
   MORPHEUS_ASSIGN_OR_RETURN(TrainingCurves curves, read_training_curves(metrics_path));
-  return eval::write_png(png_path, draw_training_curves(curves));
+  return write_png(png_path, draw_training_curves(curves));
 }
 
 }  // namespace morpheus::train

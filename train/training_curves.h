@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: MIT
 // Training curves of a run directory: reads the rows of metrics.jsonl (loss rows with "loss",
 // "aux", "sgns", "ctr", "mlm", "lr"; dev rows with "dev": {"boundary_f1", ...}) and draws three
-// stacked eval/plot.h line charts (losses per objective, dev boundary P/R/F1, learning rate, all
+// stacked core/plot.h line charts (losses per objective, dev boundary P/R/F1, learning rate, all
 // against the optimiser step) into one PNG. Torch-free.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/plot.h"
 #include "core/status.h"
-#include "eval/plot.h"
 
 namespace morpheus::train {
 
 // The curves of one run, one point per metrics row.
 struct TrainingCurves {
-  std::vector<eval::LineSeries> losses;  // loss (weighted total), aux, sgns, ctr, mlm
-  std::vector<eval::LineSeries> dev;     // boundary F1, precision, recall
-  std::vector<eval::LineSeries> lr;      // learning rate
+  std::vector<LineSeries> losses;  // loss (weighted total), aux, sgns, ctr, mlm
+  std::vector<LineSeries> dev;     // boundary F1, precision, recall
+  std::vector<LineSeries> lr;      // learning rate
 };
 
 // Parses metrics.jsonl. Blank lines are ignored; a line that is not a JSON object is a DATA_LOSS
@@ -26,9 +26,9 @@ struct TrainingCurves {
 StatusOr<TrainingCurves> read_training_curves(const std::string& metrics_path);
 
 // The three charts stacked vertically on one canvas.
-eval::Canvas draw_training_curves(const TrainingCurves& curves);
+Canvas draw_training_curves(const TrainingCurves& curves);
 
-// read_training_curves + draw_training_curves + eval::write_png (atomic).
+// read_training_curves + draw_training_curves + write_png (atomic).
 Status write_training_curves(const std::string& metrics_path, const std::string& png_path);
 
 }  // namespace morpheus::train

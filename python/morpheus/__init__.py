@@ -18,18 +18,18 @@ __all__ = ["Tokenizer", "Embedder", "Index", "model_server_binary"]
 
 
 def model_server_binary():
-    """The ``morpheus-torch`` binary that segments letter runs missing from the table.
+    """The ``morpheus-model-server`` binary that segments letter runs missing from the table.
 
-    In order: ``$MORPHEUS_TORCH``, ``morpheus-torch`` on ``PATH``, the one of the build tree this
-    module was built in; "" when none exists (such runs are then an error).
+    In order: ``$MORPHEUS_MODEL_SERVER``, ``morpheus-model-server`` on ``PATH``, the one of the
+    build tree this module was built in; "" when none exists (such runs are then an error).
     """
-    env = _os.environ.get("MORPHEUS_TORCH", "")
+    env = _os.environ.get("MORPHEUS_MODEL_SERVER", "")
     if env:
         return env
-    found = _shutil.which("morpheus-torch")
+    found = _shutil.which("morpheus-model-server")
     if found:
         return found
-    built = _tokenizer.BUILD_TORCH_BINARY
+    built = _tokenizer.BUILD_MODEL_SERVER
     return built if built and _os.path.exists(built) else ""
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 from typing import List, Sequence, Union
 
-BUILD_TORCH_BINARY: str
+BUILD_MODEL_SERVER: str
 
 class Tokenizer:
     def __init__(

@@ -21,12 +21,12 @@
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/tokenizer_dir.h"
-#include "train/root_correction.h"
-#include "train/vocab.h"
 
 namespace morpheus::infer {
 namespace {
@@ -37,12 +37,12 @@ namespace fs = std::filesystem;
 
 const char kAlphabet[] = "abcçdefgğhıijklmnoöprsştuüvyzqwxâîû";
 
-train::CharVocab tiny_chars() {
+model::CharVocab tiny_chars() {
   std::unordered_map<char32_t, uint64_t> counts;
   const std::u32string letters = *utf8::decode(kAlphabet);
   uint64_t n = 1000;
   for (char32_t c : letters) counts[c] = n--;
-  return train::CharVocab::build(counts, 1.0, 1, letters);
+  return model::CharVocab::build(counts, 1.0, 1, letters);
 }
 
 model::ModelConfig tiny_config(int64_t char_vocab_size) {
@@ -66,7 +66,7 @@ model::ModelConfig tiny_config(int64_t char_vocab_size) {
 // A random tiny checkpoint (inference kind) with char_vocab.json in `dir`.
 void make_checkpoint(const std::string& dir, uint64_t seed) {
   torch::manual_seed(seed);
-  const train::CharVocab chars = tiny_chars();
+  const model::CharVocab chars = tiny_chars();
   model::Morpheus m(tiny_config(chars.size()));
   {
     // Scale the weights up so that the random model takes decisive, varied boundary decisions.
@@ -114,10 +114,10 @@ std::string export_tiny(const std::string& root, uint64_t seed, size_t vocab_siz
 }
 
 // The model and character vocabulary of the tokenizer directory `dir`.
-void load_model(const std::string& dir, model::Morpheus* model, train::CharVocab* chars) {
+void load_model(const std::string& dir, model::Morpheus* model, model::CharVocab* chars) {
   StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(dir, "model"));
   ASSERT_TRUE(m.ok()) << m.status().to_string();
-  StatusOr<train::CharVocab> c = train::CharVocab::load(path_join(dir, "char_vocab.json"));
+  StatusOr<model::CharVocab> c = model::CharVocab::load(path_join(dir, "char_vocab.json"));
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   *model = std::move(*m);
   *chars = std::move(*c);
@@ -208,7 +208,7 @@ TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
 
 TEST_F(NeuralTokenizerTest, LruCacheIsBoundedAndHit) {
   model::Morpheus m{nullptr};
-  train::CharVocab chars;
+  model::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 2;
@@ -418,7 +418,7 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   const StatusOr<const NeuralSegmenter*> old_rule = load_ok(options.out)->segmenter();
   ASSERT_FALSE(old_rule.ok());
   EXPECT_NE(old_rule.status().to_string().find("root-snap rule 1"), std::string::npos);
-  (*config)["root_snap_rule"] = train::kRootSnapRule;
+  (*config)["root_snap_rule"] = morph::kRootSnapRule;
   ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
   EXPECT_TRUE(load_ok(options.out)->segmenter().ok());
   // The lexicons are part of the checksummed directory.
@@ -543,7 +543,7 @@ TEST_F(NeuralTokenizerTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
   const std::vector<std::string> words = dev_words(5000);
   ASSERT_GE(words.size(), 5000u);
   model::Morpheus m{nullptr};
-  train::CharVocab chars;
+  model::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 0;

@@ -5,40 +5,46 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include "tests/support/test_support.h"
-#include "tokenizer/segmentation_file.h"
 
 namespace morpheus::tokenizer {
 namespace {
-
-TEST(SegmenterTest, FileSystemSegmentsABatchThroughTheFactory) {
-  const std::string path = testing::make_temp_dir("segmenter_file") + "/s.tsv";
-  ASSERT_TRUE(write_segmentation_file(path, {{"evlerde", {"ev", "ler", "de"}}}).ok());
-  SegmenterSpec spec;
-  spec.name = "file";
-  spec.path = path;
-  StatusOr<std::unique_ptr<Segmenter>> seg = create_segmenter(spec);
-  ASSERT_TRUE(seg.ok()) << seg.status().to_string();
-  const StatusOr<Segmentation> pieces = (*seg)->segment({"evlerde", "kitap"});
-  ASSERT_TRUE(pieces.ok());
-  EXPECT_EQ(*pieces, (Segmentation{{"ev", "ler", "de"}, {"kitap"}}));
-  EXPECT_EQ((*seg)->segment_word("evlerde").value(), (std::vector<std::string>{"ev", "ler", "de"}));
-}
-
-TEST(SegmenterTest, UnknownNameIsNotFoundNamingTheRegisteredOnes) {
-  const StatusOr<std::unique_ptr<Segmenter>> seg = create_segmenter({"no-such", "", {}});
-  ASSERT_FALSE(seg.ok());
-  EXPECT_EQ(seg.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(seg.status().hint().find("cbpe, file, hybrid"), std::string::npos);
-}
 
 class Whole : public WordSegmenter {
  public:
   std::vector<std::string> cut(std::string_view word) const override { return {std::string(word)}; }
   std::string name() const override { return "whole"; }
 };
+
+// Cuts a word after every second character: "evlerde" -> "ev" "le" "rd" "e".
+class Pairs : public WordSegmenter {
+ public:
+  std::vector<std::string> cut(std::string_view word) const override {
+    std::vector<std::string> pieces;
+    for (size_t i = 0; i < word.size(); i += 2) pieces.emplace_back(word.substr(i, 2));
+    return pieces;
+  }
+  std::string name() const override { return "pairs"; }
+};
+
+TEST(SegmenterTest, WordSegmenterAnswersABatchAndOneWordAlike) {
+  const Pairs pairs;
+  const StatusOr<Segmentation> pieces = pairs.segment({"evlerde", "ok"});
+  ASSERT_TRUE(pieces.ok());
+  EXPECT_EQ(*pieces, (Segmentation{{"ev", "le", "rd", "e"}, {"ok"}}));
+  EXPECT_EQ(pairs.segment_word("evlerde").value(), pieces->front());
+}
+
+TEST(SegmenterTest, UnknownNameIsNotFoundNamingTheRegisteredOnes) {
+  register_segmenter("test-pairs", [](const SegmenterSpec&) {
+    return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<Pairs>());
+  });
+  const StatusOr<std::unique_ptr<Segmenter>> seg = create_segmenter({"no-such", "", {}});
+  ASSERT_FALSE(seg.ok());
+  EXPECT_EQ(seg.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(seg.status().hint().find("test-pairs"), std::string::npos) << seg.status().hint();
+}
 
 TEST(SegmenterTest, RegisteredSystemsAreCreatedByNameAndSendReceiveDefaultsToSegment) {
   register_segmenter("test-whole", [](const SegmenterSpec& spec) {

@@ -10,12 +10,16 @@
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/utf8.h"
+#include "model/char_vocab.h"
 #include "tests/support/test_support.h"
 #include "train/cache.h"
 #include "train/vocab.h"
 
 namespace morpheus::train {
 namespace {
+
+using model::CharVocab;
+using morph::Cuts;
 
 struct TinySetup {
   std::string dir, corpus, teacher, roots, suffixes, out;

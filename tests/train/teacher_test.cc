@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Tests for train/teacher.h: cut conventions, teacher TSV and Morfessor file parsing, and the
-// Morfessor subprocess plumbing.
+// Tests for train/teacher.h: teacher TSV and Morfessor file parsing, and the Morfessor
+// subprocess plumbing.
 #include "train/teacher.h"
 
 #include <gtest/gtest.h>
@@ -12,13 +12,7 @@
 namespace morpheus::train {
 namespace {
 
-TEST(TeacherTest, CutsAreCodePointOffsetsAfterEachPiece) {
-  EXPECT_EQ(cuts_from_pieces({U"ev", U"ler", U"de"}), (Cuts{2, 5}));
-  EXPECT_EQ(cuts_from_pieces({U"çiçek"}), Cuts{});
-  EXPECT_EQ(cuts_from_pieces({U"", U"ağaç", U"", U"lar"}), (Cuts{4}));
-  EXPECT_EQ(pieces_from_cuts(U"evlerde", {2, 5}),
-            (std::vector<std::u32string>{U"ev", U"ler", U"de"}));
-}
+using morph::Cuts;
 
 TEST(TeacherTest, ReadsTsvLowerCased) {
   const std::string dir = testing::make_temp_dir("teacher");

@@ -47,8 +47,8 @@ TEST(TrainingCurvesTest, WritesThreeStackedPanelsAsPng) {
   const std::string metrics = write_metrics("curves_png", kMetrics);
   auto curves = read_training_curves(metrics);
   ASSERT_TRUE(curves.ok());
-  const eval::Canvas canvas = draw_training_curves(*curves);
-  const eval::Canvas one = eval::line_chart("t", "x", "y", curves->lr);
+  const Canvas canvas = draw_training_curves(*curves);
+  const Canvas one = line_chart("t", "x", "y", curves->lr);
   EXPECT_EQ(canvas.width(), one.width());
   EXPECT_EQ(canvas.height(), 3 * one.height());
   const std::string png = metrics + ".png";

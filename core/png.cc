@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Canvas drawing, the 5×7 bitmap font, and the PNG/zlib/deflate encoder.
-#include "eval/png.h"
+#include "core/png.h"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include "core/file_util.h"
 #include "core/utf8.h"
 
-namespace morpheus::eval {
+namespace morpheus {
 namespace {
 
 // 5×7 glyphs, one string per row, '#' = ink. Drawn for this project.
@@ -411,4 +411,4 @@ Status write_png(const std::string& path, const Canvas& canvas) {
   return write_file_atomic(path, encode_png(canvas.width(), canvas.height(), canvas.pixels()));
 }
 
-}  // namespace morpheus::eval
+}  // namespace morpheus

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 // PNG encoder: signature, chunk CRCs, IHDR size, and the IDAT stream inflated by a small
 // fixed-Huffman inflater written here (independent of the encoder) back to the pixels.
-#include "eval/png.h"
+#include "core/png.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 
 #include "core/file_util.h"
-#include "eval/plot.h"
+#include "core/plot.h"
 #include "tests/support/test_support.h"
 
-namespace morpheus::eval {
+namespace morpheus {
 namespace {
 
 uint32_t be32(const std::string& s, size_t at) {
@@ -146,39 +146,5 @@ TEST(PngTest, TextDrawsInkInsideItsBox) {
   EXPECT_EQ(Canvas::text_width("Aİ1", 2), 36);
 }
 
-// Counts pixels of exactly colour c.
-int count_color(const Canvas& canvas, Rgb c) {
-  int n = 0;
-  for (int y = 0; y < canvas.height(); ++y) {
-    for (int x = 0; x < canvas.width(); ++x) {
-      const Rgb p = canvas.get(x, y);
-      n += p.r == c.r && p.g == c.g && p.b == c.b;
-    }
-  }
-  return n;
-}
-
-TEST(PlotTest, LineChartDrawsEverySeriesInItsColour) {
-  const Canvas c = line_chart(
-      "loss", "step", "loss",
-      {{"train", {0, 100, 200}, {3.0, 2.0, 1.5}}, {"val", {0, 100, 200}, {3.2, 2.4, 2.0}}});
-  EXPECT_GT(count_color(c, palette_color(0)), 100);
-  EXPECT_GT(count_color(c, palette_color(1)), 100);
-  EXPECT_EQ(count_color(c, palette_color(2)), 0);
-}
-
-TEST(PlotTest, ScatterChartColoursPointsByGroup) {
-  const Canvas c = scatter_chart("pca", {{0.0, 0.0, 0}, {1.0, 1.0, 2}}, {"ev", "kitap", "göz"});
-  EXPECT_GE(count_color(c, palette_color(2)), 49 + 100);  // a 7×7 marker + the legend swatch
-  EXPECT_GE(count_color(c, palette_color(1)), 100);       // legend swatch only
-}
-
-TEST(PlotTest, NiceTicksCoverTheRange) {
-  const std::vector<double> t = nice_ticks(0.0, 0.87);
-  ASSERT_GE(t.size(), 3u);
-  EXPECT_DOUBLE_EQ(t.front(), 0.0);
-  EXPECT_GE(t.back(), 0.87);
-}
-
 }  // namespace
-}  // namespace morpheus::eval
+}  // namespace morpheus

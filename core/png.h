@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 
-namespace morpheus::eval {
+namespace morpheus {
 
 struct Rgb {
   uint8_t r = 0, g = 0, b = 0;
@@ -59,4 +59,4 @@ std::string encode_png(int width, int height, const std::vector<uint8_t>& rgb);
 // Writes the canvas as a PNG file atomically.
 Status write_png(const std::string& path, const Canvas& canvas);
 
-}  // namespace morpheus::eval
+}  // namespace morpheus

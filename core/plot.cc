@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Chart layouts: axes, ticks, legends, bars, lines, scatter markers.
-#include "eval/plot.h"
+#include "core/plot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace morpheus::eval {
+namespace morpheus {
 namespace {
 
 constexpr Rgb kBlack{0, 0, 0};
@@ -216,4 +216,4 @@ Canvas scatter_chart(const std::string& title, const std::vector<ScatterPoint>& 
   return c;
 }
 
-}  // namespace morpheus::eval
+}  // namespace morpheus

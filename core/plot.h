@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Charts drawn on eval/png.h canvases: grouped bars (one group per metric, one bar per system),
+// Charts drawn on core/png.h canvases: grouped bars (one group per metric, one bar per system),
 // line plots (training curves), and labelled scatter maps (2-D PCA of embeddings).
 #pragma once
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "eval/png.h"
+#include "core/png.h"
 
-namespace morpheus::eval {
+namespace morpheus {
 
 // values[s][g] is system s on metric g; nullopt is drawn as "n/a".
 Canvas grouped_bar_chart(const std::string& title, const std::vector<std::string>& groups,
@@ -33,4 +33,4 @@ Canvas scatter_chart(const std::string& title, const std::vector<ScatterPoint>& 
 // "Nice" axis ticks covering [lo, hi]: about `target` values at 1/2/5 × 10^k steps.
 std::vector<double> nice_ticks(double lo, double hi, int target = 5);
 
-}  // namespace morpheus::eval
+}  // namespace morpheus

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// The lexicon files, the longest root, and the root snap's analysis with its sound rules.
+#include "morph/root_lexicon.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "core/file_util.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+
+namespace morpheus::morph {
+namespace {
+
+// The RootFlag bit of one dictionary flag field, or 0.
+uint8_t flag_bit(std::string_view field) {
+  if (field == "CL_FIIL") return kRootIsVerb;
+  if (field == "IS_SD" || field == "F_SD" || field == "IS_B_SD" || field == "IS_SDD") {
+    return kRootSoftens;
+  }
+  return field == "IS_UU" ? kRootIgnoresHarmony : 0;
+}
+
+// Calls fn(lower-cased first field, flag bits of the other fields) for every non-empty line.
+template <typename Fn>
+Status read_entries(const std::string& path, Fn fn) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
+  std::string line;
+  constexpr const char* kBlank = " \t\r";
+  while (reader.next(&line)) {
+    size_t begin = line.find_first_not_of(kBlank);
+    if (begin == std::string::npos) continue;
+    size_t end = std::min(line.find_first_of(kBlank, begin), line.size());
+    std::u32string word;
+    for (size_t pos = begin; pos < end;) {
+      const utf8::Decoded d = utf8::decode_one(line, pos);
+      word.push_back(unicode::to_lower(d.code_point));
+      pos += d.length;
+    }
+    uint8_t flags = 0;
+    while ((begin = line.find_first_not_of(kBlank, end)) != std::string::npos) {
+      end = std::min(line.find_first_of(kBlank, begin), line.size());
+      flags |= flag_bit(std::string_view(line).substr(begin, end - begin));
+    }
+    fn(std::move(word), flags);
+  }
+  return reader.status();
+}
+
+bool is_vowel(char32_t c) {
+  return std::u32string_view(U"aeıioöuü").find(c) != std::u32string_view::npos;
+}
+bool is_back(char32_t c) {
+  return std::u32string_view(U"aıou").find(c) != std::u32string_view::npos;
+}
+bool is_round(char32_t c) {
+  return std::u32string_view(U"oöuü").find(c) != std::u32string_view::npos;
+}
+bool is_high(char32_t c) {
+  return std::u32string_view(U"ıiuü").find(c) != std::u32string_view::npos;
+}
+bool is_voiceless(char32_t c) {
+  return std::u32string_view(U"çfhkpsşt").find(c) != std::u32string_view::npos;
+}
+
+// The last vowel of `s`, or 0.
+char32_t last_vowel(const std::u32string& s) {
+  for (auto it = s.rbegin(); it != s.rend(); ++it) {
+    if (is_vowel(*it)) return *it;
+  }
+  return 0;
+}
+
+// The first vowel of `s`, or 0.
+char32_t first_vowel(std::u32string_view s) {
+  for (const char32_t c : s) {
+    if (is_vowel(c)) return c;
+  }
+  return 0;
+}
+
+// Vowel harmony of a suffix's first vowel after a stem's last vowel: backness, and rounding
+// when the suffix vowel is high. True when either has no vowel.
+bool harmonizes(const std::u32string& stem, std::u32string_view suffix) {
+  const char32_t a = last_vowel(stem);
+  const char32_t b = first_vowel(suffix);
+  if (a == 0 || b == 0) return true;
+  if (is_back(a) != is_back(b)) return false;
+  return !is_high(b) || is_round(a) == is_round(b);
+}
+
+// Suffixes whose vowels do not harmonize (a chain starting with one skips the harmony check).
+bool starts_invariant(const std::u32string& chain) {
+  for (const std::u32string_view s :
+       {U"ki", U"ken", U"yor", U"leyin", U"daş", U"taş", U"gil", U"imtırak", U"mtırak"}) {
+    if (chain.compare(0, s.size(), s) == 0) return true;
+  }
+  return false;
+}
+
+// Turkish sound rules at a root + suffix-chain junction (RootLexicon::snap_root, rules 1-3).
+bool junction_ok(const std::u32string& root, const std::u32string& chain, uint8_t flags,
+                 bool softened) {
+  const char32_t last = root.back();
+  const char32_t first = chain.front();
+  if (softened && ((flags & kRootSoftens) == 0 || !is_vowel(first))) return false;
+  if ((first == U'd' || first == U'c') && is_voiceless(last)) return false;
+  if ((first == U't' || first == U'ç') && !is_voiceless(last) &&
+      !(first == U't' && is_vowel(last) && (flags & kRootIsVerb) != 0)) {
+    return false;
+  }
+  if ((flags & kRootIgnoresHarmony) != 0 || starts_invariant(chain)) return true;
+  return harmonizes(root, chain);
+}
+
+// The voice suffixes a verb stem may take before its suffix chain, in the order tried.
+constexpr std::u32string_view kVoiceSuffixes[] = {U"ıl",  U"il",  U"ul",  U"ül",  U"ın",  U"in",
+                                                  U"un",  U"ün",  U"dır", U"dir", U"dur", U"dür",
+                                                  U"tır", U"tir", U"tur", U"tür", U"n",   U"t"};
+
+// Whether voice suffix `v` may follow `stem`: n and t after a vowel, the others after a
+// consonant, d/t assimilated to the stem's last consonant, harmonized with its last vowel.
+bool voice_ok(const std::u32string& stem, std::u32string_view v) {
+  const char32_t last = stem.back();
+  if (v.size() == 1) return is_vowel(last);
+  if (is_vowel(v.front()) && is_vowel(last)) return false;
+  if (v.front() == U'd' && is_voiceless(last)) return false;
+  if (v.front() == U't' && !is_voiceless(last)) return false;
+  return harmonizes(stem, v);
+}
+
+// p/ç/t/k for a softened final b/c/d/g/ğ, else 0.
+char32_t hardened(char32_t c) {
+  switch (c) {
+    case U'b':
+      return U'p';
+    case U'c':
+      return U'ç';
+    case U'd':
+      return U't';
+    case U'g':
+    case U'ğ':
+      return U'k';
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
+                                        const std::string& suffixes_path) {
+  RootLexicon lexicon;
+  MORPHEUS_RETURN_IF_ERROR(read_entries(
+      roots_path, [&](std::u32string w, uint8_t flags) { lexicon.add_root(w, flags); }));
+  MORPHEUS_RETURN_IF_ERROR(
+      read_entries(suffixes_path, [&](std::u32string w, uint8_t) { lexicon.add_suffix_chain(w); }));
+  return lexicon;
+}
+
+bool RootLexicon::root_match(const std::u32string& t) const {
+  bool softened = false;
+  return !t.empty() && root_flags(t, t.size(), &softened) >= 0;
+}
+
+std::u32string RootLexicon::snap_root_form(const std::u32string& word) const {
+  const size_t len = snap_root(word).root;
+  if (len == 0) return {};
+  std::u32string root = word.substr(0, len);
+  bool softened = false;
+  root_flags(word, len, &softened);
+  if (softened) root.back() = hardened(root.back());
+  return root;
+}
+
+bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
+  return root_match(word.substr(0, len)) &&
+         (len == word.size() || suffixes_.count(word.substr(len)) > 0);
+}
+
+size_t RootLexicon::root_split(const std::u32string& word) const {
+  for (size_t len = word.size(); len >= 1; --len) {
+    if (splits_at(word, len)) return len;
+  }
+  return 0;
+}
+
+int RootLexicon::root_flags(const std::u32string& word, size_t len, bool* softened) const {
+  std::u32string t = word.substr(0, len);
+  *softened = false;
+  auto it = roots_.find(t);
+  if (it != roots_.end()) return it->second;
+  const char32_t hard = t.empty() ? 0 : hardened(t.back());
+  if (hard == 0) return -1;
+  t.back() = hard;
+  it = roots_.find(t);
+  if (it == roots_.end()) return -1;
+  *softened = true;
+  return it->second;
+}
+
+bool RootLexicon::parse_rest(const std::u32string& stem, const std::u32string& rest, uint8_t flags,
+                             bool softened, int depth, Cuts* ends) const {
+  if (rest.empty()) return true;
+  if (suffixes_.count(rest) > 0 && junction_ok(stem, rest, flags, softened)) return true;
+  if (depth >= 3 || (flags & kRootIsVerb) == 0) return false;
+  for (const std::u32string_view v : kVoiceSuffixes) {
+    if (rest.compare(0, v.size(), v) != 0 || !voice_ok(stem, v)) continue;
+    Cuts sub;
+    if (!parse_rest(stem + std::u32string(v), rest.substr(v.size()), kRootIsVerb, false, depth + 1,
+                    &sub)) {
+      continue;
+    }
+    ends->push_back(static_cast<uint32_t>(v.size()));
+    for (const uint32_t end : sub) ends->push_back(static_cast<uint32_t>(v.size()) + end);
+    return true;
+  }
+  return false;
+}
+
+RootAnalysis RootLexicon::snap_root(const std::u32string& word) const {
+  const size_t n = word.size();
+  for (const auto& [from, to] : {std::pair<size_t, size_t>{2, n}, {1, std::min<size_t>(1, n)}}) {
+    for (size_t len = from; len <= to; ++len) {
+      bool softened = false;
+      const int flags = root_flags(word, len, &softened);
+      if (flags < 0) continue;
+      RootAnalysis a;
+      a.root = len;
+      if (len == n) return a;
+      Cuts ends;
+      if (!parse_rest(word.substr(0, len), word.substr(len), static_cast<uint8_t>(flags), softened,
+                      0, &ends)) {
+        continue;
+      }
+      for (const uint32_t end : ends) {
+        if (len + end < n) a.voice_cuts.push_back(static_cast<uint32_t>(len + end));
+      }
+      return a;
+    }
+  }
+  return {};
+}
+
+}  // namespace morpheus::morph
