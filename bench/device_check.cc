@@ -204,6 +204,7 @@ morpheus::Status run(const Options& o) {
   const bool cuda = torch::cuda::is_available();
   print(json{{"check", "batch"},
              {"status", "ok"},
+             {"configs", o.configs},
              {"windows", plan.at(0).size()},
              {"words", batch.char_ids.size(0)},
              {"positions", batch.char_ids.size(1)},

@@ -76,9 +76,10 @@ elif cmd == "device_rows":  # the agreement and DP rows of device_check.jsonl (u
             row = json.loads(line)
             r[row["check"]] = row
     b, a, d = r["batch"], r["agreement"], r["dp_share"]
+    config = " + ".join(c.rsplit("/", 1)[-1].removesuffix(".json") for c in b["configs"])
     if a["status"] == "ok":
         bl, we = a["boundary_logits"], a["word_embeddings"]
-        print(f"CUDA vs CPU forward, paper config, TF32 off, seeded weights, {b['words']} words "
+        print(f"CUDA vs CPU forward, {config} config, TF32 off, seeded weights, {b['words']} words "
               f"× {b['positions']} positions\x1fmax rel: boundary logits {bl['max_rel']:.2e}, word "
               f"embeddings {we['max_rel']:.2e} (norm rel {bl['norm_rel']:.2e}, "
               f"{we['norm_rel']:.2e})\x1f≤ 1e-4: {'met' if a['pass'] else 'MISSED'}\x1fok")
@@ -86,7 +87,7 @@ elif cmd == "device_rows":  # the agreement and DP rows of device_check.jsonl (u
         print(f"CUDA vs CPU forward agreement\x1fthe CPU forward ran (finite: {a['cpu_finite']})"
               f"\x1f≤ 1e-4\x1fskipped ({a['reason']})")
     if d["status"] == "ok":
-        print(f"membership DP share of a paper forward+backward ({d['device']}, {d['words']} "
+        print(f"membership DP share of a {config} forward+backward ({d['device']}, {d['words']} "
               f"words × {d['positions']} positions × {d['segments']} segments)\x1fDP "
               f"{d['dp_ms']:.2f} ms of {d['step_ms']:.2f} ms = {100 * d['share']:.1f} %\x1f\x1fok")
     else:
@@ -223,12 +224,12 @@ if [ "$ready" = 1 ]; then
   t0=$(now)
   jl=$outdir/device_check.jsonl
   if [ "$mode" = gpu ]; then
-    dc_args=(--batch-windows 256 --reps 5)
+    dc_args=(--config configs/paper.json --batch-windows 256 --reps 5)
   else
-    dc_args=(--batch-windows 4 --reps 1 --threads 2)
+    dc_args=(--config configs/tiny.json --batch-windows 4 --reps 1 --threads 2)
   fi
   if step_to "$jl" device_check 180 "$build/bench/device_check" --data "$data" \
-      --config configs/paper.json "${dc_args[@]}" --shapes-out "$work/shapes.txt"; then
+      "${dc_args[@]}" --shapes-out "$work/shapes.txt"; then
     while IFS=$'\x1f' read -r name result target status; do
       row "$name" "$result" "$target" "$status"
     done < <(h device_rows "$jl")
@@ -354,6 +355,15 @@ if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && ! late; then
 fi
 
 # --- model-server words/s of new word types ---------------------------------------------------
+# segment_seconds TOKDIR INPUT DEVICE_FLAGS...: the wall seconds of `morpheus segment` of INPUT
+# (output discarded), or nothing when it failed.
+segment_seconds() {
+  local tok=$1 input=$2 t0
+  shift 2
+  t0=$(now)
+  step "segment $input with $tok" 180 "$m" segment --model "$tok" "$@" "$input" \
+    -o "$work/segmented.txt" && since "$t0"
+}
 # segment_speed NAME CHECKPOINT: export on the device, then time `segment` of one new word (the
 # start-up) and of every new word (all outside the table: they go to the model server).
 segment_speed() {
@@ -364,31 +374,19 @@ segment_speed() {
   else
     note=" (no --device flag on export/segment yet: LibTorch's default device)"
   fi
-  if ! step "export $name" 150 "$m" -q export --checkpoint "$ckpt" --out "$work/tok_$name" \
-      --data "$data" --vocab-size 8000 "${dflag[@]}"; then
-    row "model-server segmentation, $name model" "export failed" "" FAILED
-    return
-  fi
   head -n 1 "$new_words" > "$work/one_word.txt"
-  t_one=$(now)
-  if ! step "segment $name (1 word)" 120 "$m" segment --model "$work/tok_$name" "${dflag[@]}" \
-      "$work/one_word.txt" -o "$work/seg_one.txt"; then
-    row "model-server segmentation, $name model" "segment failed" "" FAILED
-    return
-  fi
-  t_one=$(since "$t_one")
-  t_all=$(now)
-  if ! step "segment $name (new words)" 180 "$m" segment --model "$work/tok_$name" "${dflag[@]}" \
-      "$new_words" -o "$work/seg_$name.txt"; then
-    row "model-server segmentation, $name model" "segment failed" "" FAILED
-    return
-  fi
-  t_all=$(since "$t_all")
-  n=$(wc -l < "$new_words")
-  row "model-server segmentation of $n new word types on $dev, $name model$note" \
-    "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s);\
+  if step "export $name" 150 "$m" -q export --checkpoint "$ckpt" --out "$work/tok_$name" \
+      --data "$data" --vocab-size 8000 "${dflag[@]}" &&
+      t_one=$(segment_seconds "$work/tok_$name" "$work/one_word.txt" "${dflag[@]}") &&
+      t_all=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}"); then
+    n=$(wc -l < "$new_words")
+    row "model-server segmentation of $n new word types on $dev, $name model$note" \
+      "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s);\
  $(h expr "f'{$n / max($t_all - $t_one, 1e-3):,.0f}'") words/s without the start-up\
  ($t_one s for one word)" "" ok
+  else
+    row "model-server segmentation, $name model" "export or segment failed (checks.log)" "" FAILED
+  fi
 }
 if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && ! late; then
   segment_speed tiny "$work/tiny/final"
