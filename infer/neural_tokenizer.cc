@@ -21,6 +21,7 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "model/checkpoint.h"
+#include "model/runtime.h"
 #include "morph/root_snap.h"
 #include "tokenizer/pretokenizer.h"
 
@@ -469,6 +470,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   NeuralSegmenterOptions seg_options;
   seg_options.cache_capacity = 0;
   seg_options.threshold = options.threshold;
+  seg_options.device = options.device;
   if (options.root_snap) {
     MORPHEUS_ASSIGN_OR_RETURN(seg_options.root_snap,
                               load_root_snap(options.root_lexicon, options.suffix_lexicon));
@@ -563,13 +565,8 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
   NeuralSegmenterOptions options;
   options.cache_capacity = spec.options.value("cache", options.cache_capacity);
   options.max_batch_chars = spec.options.value("max_batch_chars", options.max_batch_chars);
-  const std::string device = spec.options.value("device", std::string("cpu"));
-  try {
-    options.device = torch::Device(device);
-  } catch (const c10::Error&) {
-    return invalid_argument("morpheus-model segmenter: unknown device \"" + device + "\"",
-                            "a device is cpu, cuda or cuda:N");
-  }
+  MORPHEUS_ASSIGN_OR_RETURN(
+      options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
   MORPHEUS_ASSIGN_OR_RETURN(const json config,
                             load_json_file(path_join(spec.path, "tokenizer.json")));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,

@@ -45,6 +45,10 @@ struct ExportOptions {
   bool root_snap = false;
   std::string root_lexicon;    // first field per line: roots
   std::string suffix_lexicon;  // first field per line: suffix chains
+  // Where the model segments the word types. The table of a CUDA export can differ from a CPU
+  // export's where a gap's probability is within float rounding of the threshold; the model
+  // self-test uses runs far from it, so the directory loads on any device.
+  torch::Device device = torch::kCPU;
 };
 
 struct ExportSummary {
