@@ -381,9 +381,9 @@ segment_speed() {
       t_all=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}"); then
     n=$(wc -l < "$new_words")
     row "model-server segmentation of $n new word types on $dev, $name model$note" \
-      "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s);\
- $(h expr "f'{$n / max($t_all - $t_one, 1e-3):,.0f}'") words/s without the start-up\
- ($t_one s for one word)" "" ok
+      "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s); $(h expr \
+        "f'{$n / ($t_all - $t_one):,.0f} words/s' if $t_all - $t_one > 0.2 else 'n/a'") without\
+ the start-up ($t_one s for one word)" "" ok
   else
     row "model-server segmentation, $name model" "export or segment failed (checks.log)" "" FAILED
   fi
