@@ -303,3 +303,12 @@ morpheus_ci_test(missing_data_fails_shell 1 --stdout-has "required in CI (CI=tru
 morpheus_ci_test(missing_data_skips_shell_outside_ci 77 --stdout-has "skipped: not available"
   -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
      -- true)
+
+# The device check (scripts/gpu_check.sh) end to end on the CPU: a fixture prepared directory,
+# device_check, tiny and paper training, export and segment with CUDA hidden, model-server speed;
+# every CUDA row reads "skipped (no CUDA)". Needs bench/device_check.
+if(MORPHEUS_WITH_TORCH AND MORPHEUS_BUILD_BENCH)
+  add_test(NAME cli.gpu_check_smoke COMMAND ${EXPECT} 0 --stdout-has "skipped (no CUDA)"
+    -- bash ${PROJECT_SOURCE_DIR}/scripts/gpu_check.sh --smoke ${CMAKE_BINARY_DIR})
+  set_tests_properties(cli.gpu_check_smoke PROPERTIES LABELS e2e TIMEOUT 300)
+endif()
