@@ -39,6 +39,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(pretokenize_allow_invalid 0 --stdout-has [\"invalid\",195]
     -- ${M} pretokenize --allow-invalid ${TDATA}/invalid_utf8.txt)
   morpheus_cli_test(device_cpu 0 --stdout-has \"cpu\" -- ${M} device --device cpu)
+  morpheus_cli_test(version 0 --stdout-has "morpheus ${PROJECT_VERSION}" -- ${M} --version)
   morpheus_cli_test(train_help_shows_dist_flags 0 --stdout-has --dist-timeout -- ${M} train --help)
   morpheus_cli_test(device_unknown 1 --stderr-has "unknown device" -- ${M} device --device tpu)
   set(CONFIGS ${PROJECT_SOURCE_DIR}/configs)
