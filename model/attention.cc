@@ -175,8 +175,12 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
       allowed = key_mask.logical_or(key_mask.any(1, /*keepdim=*/true).logical_not())
                     .view({key_mask.size(0), 1, 1, tk});
     }
-    torch::Tensor out =
-        at::scaled_dot_product_attention(q, k, v, allowed, training ? dropout : 0.0, causal);
+    // An absent mask must reach the kernel as an empty optional: LibTorch 2.x rejects an
+    // undefined tensor in its place.
+    const double p = training ? dropout : 0.0;
+    torch::Tensor out = allowed.defined()
+                            ? at::scaled_dot_product_attention(q, k, v, allowed, p, causal)
+                            : at::scaled_dot_product_attention(q, k, v, {}, p, causal);
     if (!key_mask.defined()) return out;
     return out * key_mask.any(1).view({key_mask.size(0), 1, 1, 1}).to(out.dtype());
   }

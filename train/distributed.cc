@@ -73,6 +73,21 @@ std::chrono::milliseconds to_ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
 }
 
+// The rendezvous store. LibTorch 2.4+ asks for the libuv server by default, which builds without
+// libuv (Debian's) refuse; those fall back to the classic server, which speaks the same protocol.
+c10::intrusive_ptr<c10d::TCPStore> make_tcp_store(const std::string& host,
+                                                  c10d::TCPStoreOptions options) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(host, options);
+  } catch (const std::exception& e) {
+    if (!options.useLibUV || error_text(e).find("libuv") == std::string::npos) throw;
+    options.useLibUV = false;
+  }
+#endif
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
 // A TCP port on 127.0.0.1 that was free a moment ago.
 StatusOr<int> free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -176,7 +191,7 @@ StatusOr<std::unique_ptr<DataParallel>> DataParallel::join(const DistEnv& env,
     so.numWorkers = static_cast<size_t>(env.world_size);
     so.waitWorkers = true;
     so.timeout = timeout;
-    auto tcp = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    auto tcp = make_tcp_store(env.master_addr, so);
     dp->impl_->store = c10::make_intrusive<c10d::PrefixStore>("morpheus", tcp);
     if (backend == "gloo") {
       auto go = c10d::ProcessGroupGloo::Options::create(timeout);
