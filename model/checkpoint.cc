@@ -17,6 +17,7 @@
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/json_config.h"
+#include "core/version.h"
 
 namespace morpheus::model {
 namespace {
@@ -98,7 +99,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
   }
   nlohmann::json meta = {{"format_version", kCheckpointFormatVersion},
                          {"kind", kind},
-                         {"project_version", "0.1.0"},
+                         {"project_version", std::string(version())},
+                         {"git_describe", std::string(git_describe())},
                          {"created", utc_now()},
                          {"parameters", counts}};
   StatusOr<std::string> archive_bytes = read_file((tmp / "model.pt").string());

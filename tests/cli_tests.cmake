@@ -39,6 +39,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(pretokenize_allow_invalid 0 --stdout-has [\"invalid\",195]
     -- ${M} pretokenize --allow-invalid ${TDATA}/invalid_utf8.txt)
   morpheus_cli_test(device_cpu 0 --stdout-has \"cpu\" -- ${M} device --device cpu)
+  morpheus_cli_test(version 0 --stdout-has "morpheus ${PROJECT_VERSION}" -- ${M} --version)
   morpheus_cli_test(train_help_shows_dist_flags 0 --stdout-has --dist-timeout -- ${M} train --help)
   morpheus_cli_test(device_unknown 1 --stderr-has "unknown device" -- ${M} device --device tpu)
   set(CONFIGS ${PROJECT_SOURCE_DIR}/configs)
@@ -303,3 +304,12 @@ morpheus_ci_test(missing_data_fails_shell 1 --stdout-has "required in CI (CI=tru
 morpheus_ci_test(missing_data_skips_shell_outside_ci 77 --stdout-has "skipped: not available"
   -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
      -- true)
+
+# The device check (scripts/gpu_check.sh) end to end on the CPU: a fixture prepared directory,
+# device_check, tiny and paper training, export and segment with CUDA hidden, model-server speed;
+# every CUDA row reads "skipped (no CUDA)". Needs bench/device_check.
+if(MORPHEUS_WITH_TORCH AND MORPHEUS_BUILD_BENCH)
+  add_test(NAME cli.gpu_check_smoke COMMAND ${EXPECT} 0 --stdout-has "skipped (no CUDA)"
+    -- bash ${PROJECT_SOURCE_DIR}/scripts/gpu_check.sh --smoke ${CMAKE_BINARY_DIR})
+  set_tests_properties(cli.gpu_check_smoke PROPERTIES LABELS e2e TIMEOUT 300)
+endif()

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 
+#include "core/version.h"
 #include "infer/model_server.h"
 #include "model/cpu_allocator.h"
 #include "model/runtime.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
       "letter runs the tokenizer's table lacks (protocol: tokenizer/model_client.h)",
       "morpheus-model-server"};
   morpheus::tools::add_global_flags(app);
+  app.set_version_flag("--version", "morpheus-model-server " + morpheus::version_string());
   std::string model;
   morpheus::infer::NeuralSegmenterOptions options;
   int threads = 0;
