@@ -13,6 +13,10 @@
 //                               batch's N × T × S) against a whole forward + backward of all four
 //                               losses, median milliseconds of --reps, on --dp-device (auto: CUDA
 //                               when present)
+//   {"check":"nccl", ...}       one rank of an NCCL group on cuda:0 (a world of one): joins, then
+//                               broadcasts, all-reduces a statistics tensor and exchanges dense and
+//                               row-sparse gradients on the device; every sum must equal its input;
+//                               "status":"skipped" without CUDA or without NCCL in the build
 //   {"check":"shapes", ...}     with --shapes-out: the word lengths of every train window, one
 //                               window per line (the batch shapes of the reference's timing)
 // Exit status 0 when every check that was not skipped ran, 1 on an error, 2 on a usage error.
@@ -40,6 +44,7 @@
 #include "train/batcher.h"
 #include "train/cache.h"
 #include "train/config_loader.h"
+#include "train/distributed.h"
 
 namespace {
 
@@ -174,6 +179,55 @@ json dp_share(const M::ModelConfig& config, const M::MorpheusBatch& cpu_batch,
               {"reps", reps}};
 }
 
+// The compiled NCCL path on one GPU. A world of one: every collective's result is its input.
+json nccl_check(bool cuda) {
+  if (!cuda) return json{{"check", "nccl"}, {"status", "skipped"}, {"reason", "no CUDA"}};
+  tr::DistEnv env;
+  env.master_port = 29517;
+  tr::DistOptions options;
+  options.backend = "nccl";
+  options.timeout_s = 60;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto dp = tr::DataParallel::join(env, options, 0);
+  if (!dp.ok()) {
+    const bool absent = dp.status().code() == morpheus::StatusCode::kUnimplemented;
+    return json{{"check", "nccl"},
+                {"status", absent ? "skipped" : "failed"},
+                {"reason", dp.status().to_string()}};
+  }
+  const double join_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const torch::Device dev(torch::kCUDA, 0);
+  torch::manual_seed(7);
+  torch::Tensor dense = torch::randn({64, 32}, dev).requires_grad_();
+  torch::Tensor table = torch::randn({1000, 32}, dev).requires_grad_();
+  const torch::Tensor ids = torch::tensor({3, 17, 17, 512}, torch::kLong).to(dev);
+  (dense.sum() + table.index_select(0, ids).pow(2).sum()).backward();
+  const torch::Tensor want_dense = dense.grad().clone();
+  const torch::Tensor want_table = table.grad().clone();
+  const torch::Tensor want_params =
+      torch::cat({dense.detach().flatten(), table.detach().flatten()});
+  torch::Tensor stats = torch::tensor({1.0, 2.0, 3.0}, torch::kDouble).to(dev);
+  (*dp)->set_parameters({dense, table}, {false, true});
+  const auto t1 = std::chrono::steady_clock::now();
+  morpheus::Status st = (*dp)->broadcast({dense, table});
+  if (st.ok()) st = (*dp)->all_reduce_sum(stats);
+  if (st.ok()) st = (*dp)->sync_gradients();
+  if (st.ok()) st = (*dp)->barrier();
+  if (!st.ok()) return json{{"check", "nccl"}, {"status", "failed"}, {"reason", st.to_string()}};
+  sync(dev);
+  const double ops_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  const bool same =
+      torch::equal(stats.cpu(), torch::tensor({1.0, 2.0, 3.0}, torch::kDouble)) &&
+      torch::equal(dense.grad(), want_dense) && torch::equal(table.grad(), want_table) &&
+      torch::equal(torch::cat({dense.detach().flatten(), table.detach().flatten()}), want_params);
+  return json{
+      {"check", "nccl"},    {"status", "ok"},   {"backend", (*dp)->backend()},
+      {"join_ms", join_ms}, {"ops_ms", ops_ms}, {"sparse_rows", (*dp)->last_exchange().sparse_rows},
+      {"pass", same}};
+}
+
 morpheus::Status write_shapes(const tr::CacheReader& cache, const std::string& path) {
   std::string out;
   for (uint64_t w = 0; w < cache.num_windows(); ++w) {
@@ -227,6 +281,7 @@ morpheus::Status run(const Options& o) {
     print(dp_share(config, batch, dp == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::kCPU,
                    o.reps));
   }
+  print(nccl_check(cuda));
   if (!o.shapes_out.empty()) MORPHEUS_RETURN_IF_ERROR(write_shapes(cache, o.shapes_out));
   return morpheus::ok_status();
 }

@@ -10,11 +10,13 @@
 #   [--out DIR]                                  where the table and logs go (default $OUT, else
 #                                                runs/gpu_check, or a temp dir with --smoke)
 # Rows: build time; CUDA vs CPU forward agreement (TF32 off, paper config, seeded weights, a real
-# batch); the membership DP's share of a paper forward+backward; tiny-config training on the
-# device (the loss must fall); paper-config words/s on the GPU and on the CPU; the reference
-# implementation's training step on the same GPU at the same batch shapes, and our ratio; a
-# device-trained checkpoint exported and segmented with CUDA hidden; model-server words/s of new
-# word types (tiny and paper models).
+# batch); the membership DP's share of a paper forward+backward; a one-rank NCCL group's
+# collectives; tiny-config training on the device (the loss must fall); paper-config words/s on
+# the GPU and on the CPU; the reference implementation's training step on the same GPU at the same
+# batch shapes, and our ratio; a device-trained checkpoint exported and segmented with CUDA hidden;
+# model-server words/s of new word types (tiny and paper models).
+# GIT_DESCRIBE, when set, names the commit in the table (the copy on a GPU machine may carry a
+# stale .git or none).
 # Files in the output directory: gpu_check.md (the table), build.log, checks.log (every command
 # and its output), device_check.jsonl, reference.json, metrics.tar.gz (each run's metrics.jsonl).
 # Exit status: 0 when every row that was not skipped ran (a missed target shows in the table, not
@@ -96,6 +98,16 @@ elif cmd == "device_rows":  # the agreement and DP rows of device_check.jsonl (u
               f"{d['dp_ms']:.2f} ms of {d['step_ms']:.2f} ms = {100 * d['share']:.1f} %\x1f\x1fok")
     else:
         print(f"membership DP share\x1f\x1f\x1fskipped ({d['reason']})")
+    n = r.get("nccl", {"status": "skipped", "reason": "no row"})
+    if n["status"] == "ok":
+        print(f"NCCL, one rank on cuda:0: join, broadcast, statistics all-reduce, dense + "
+              f"row-sparse gradient exchange\x1fjoin {n['join_ms']:.0f} ms, collectives {n['ops_ms']:.1f} ms; "
+              f"{n['sparse_rows']} sparse rows\x1fsums equal inputs: "
+              f"{'yes' if n['pass'] else 'NO'}\x1f{'ok' if n['pass'] else 'FAILED'}")
+    else:
+        state = "FAILED" if n["status"] == "failed" else f"skipped ({n['reason']})"
+        print(f"NCCL, one rank\x1f{n.get('reason', '') if n['status'] == 'failed' else ''}"
+              f"\x1f\x1f{state}")
 elif cmd == "expr":
     print(eval(args[0]))
 PY
@@ -154,7 +166,7 @@ if [ "$mode" = gpu ]; then
   python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>> "$log" &&
     cuda=1
 fi
-describe=$(git describe --always --dirty 2> /dev/null || echo "${GIT_DESCRIBE:-}")
+describe=${GIT_DESCRIBE:-$(git describe --always --dirty 2> /dev/null)}
 [ -n "$describe" ] || describe="$(cat .gpu/commit.txt 2> /dev/null) (when gpu_deps.sh ran)"
 dev=cpu
 [ "$cuda" = 1 ] && dev=cuda
@@ -223,7 +235,7 @@ if [ "$ready" = 1 ]; then
 fi
 [ "$ready" = 1 ] || echo "nothing more can run" | tee -a "$log" >&2
 
-# --- device_check: agreement, DP share, batch shapes -----------------------------------------
+# --- device_check: agreement, DP share, NCCL, batch shapes -----------------------------------
 if [ "$ready" = 1 ]; then
   t0=$(now)
   jl=$outdir/device_check.jsonl
@@ -278,7 +290,7 @@ if [ "$ready" = 1 ] && [ "$cuda" = 1 ] && ! late; then
   if step "paper train (cuda)" 180 "$m" -q train --data "$data" --config configs/paper.json \
       --out "$work/paper" --device cuda "${train_common[@]}" --set train.max_steps=50 \
       --set train.log_every=10 --set train.warmup_steps=10 &&
-      read -r first last gpu_wps < <(h metrics "$work/paper/metrics.jsonl"); then
+      read -r first last gpu_wps _ < <(h metrics "$work/paper/metrics.jsonl"); then
     kill "$smi" 2> /dev/null
     peak=$(sort -n "$work/mem.txt" | tail -1)
     paper_ckpt=$work/paper/final
@@ -305,7 +317,7 @@ if [ "$ready" = 1 ] && ! late; then
       --set train.warmup_steps=1 --set train.max_steps=$cpu_steps \
       --set train.batch_windows=$cpu_windows --set train.grad_accum=1 \
       --set train.threads=$cpu_threads &&
-      read -r first last cpu_wps < <(h metrics "$work/paper_cpu/metrics.jsonl"); then
+      read -r first last cpu_wps _ < <(h metrics "$work/paper_cpu/metrics.jsonl"); then
     [ -n "$paper_ckpt" ] || paper_ckpt=$work/paper_cpu/final
     ratio=""
     [ -z "$gpu_wps" ] || ratio="; GPU/CPU $(h expr "f'{$gpu_wps / $cpu_wps:.1f}x'")"
