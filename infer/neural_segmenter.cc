@@ -76,6 +76,13 @@ std::vector<std::string> pieces_from_cuts(const std::u32string& cps,
   return pieces;
 }
 
+// N·T positions per model call: sized for the CPU's cache, or on a GPU large enough that a call
+// is not bound by kernel launches (2^24 / char_dim: 52,428 positions for the paper model).
+int64_t default_batch_chars(int64_t char_dim, const torch::Device& device) {
+  const int64_t budget = device.is_cuda() ? (int64_t{1} << 24) : (int64_t{1} << 18);
+  return std::max<int64_t>(256, budget / char_dim);
+}
+
 }  // namespace
 
 NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
@@ -86,7 +93,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
       max_chunk_(model_->config.max_word_len - 2),
       batch_chars_(options.max_batch_chars > 0
                        ? options.max_batch_chars
-                       : std::max<int64_t>(256, (int64_t{1} << 18) / model_->config.char_dim)),
+                       : default_batch_chars(model_->config.char_dim, options.device)),
       threshold_(options.threshold > 0 ? options.threshold : model_->config.threshold),
       logit_threshold_(std::log(threshold_ / (1.0 - threshold_))),
       cache_(std::make_unique<Cache>()) {

@@ -26,8 +26,9 @@ namespace morpheus::infer {
 
 struct NeuralSegmenterOptions {
   size_t cache_capacity = 1 << 20;  // distinct chunks kept (LRU); 0 disables the cache
-  // N·T positions per model call; 0: sized for the CPU cache, 2^18 / char_dim (4,096 for the
-  // tiny model, 819 for the paper one: 1.1–1.7× the words/s of 32K, bench/inference_bench).
+  // N·T positions per model call; 0: on the CPU sized for its cache, 2^18 / char_dim (4,096 for
+  // the tiny model, 819 for the paper one: 1.1–1.7× the words/s of 32K, bench/inference_bench);
+  // on CUDA 2^24 / char_dim, so that a call is not bound by kernel launches.
   int64_t max_batch_chars = 0;
   // Hard boundary when p > threshold, for segmentation only (embeddings keep the model's
   // model.threshold); 0: the model's own.
