@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Checkpoint directories (DESIGN.md §5.10): model.pt (torch archive of every parameter and
+// Checkpoint directories: model.pt (torch archive of every parameter and
 // buffer of MorpheusWithHeads, or of Morpheus alone for an inference export), config.json
 // ({"model": ModelConfig, ...}), char_vocab.json (when given), meta.json (format_version, kind,
 // parameter counts, creation time). Writes go to a temporary sibling directory renamed into

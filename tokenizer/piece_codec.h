@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // PieceCodec: a generic lossless text <-> id codec over a piece vocabulary and a pluggable word
 // Segmenter (tokenizer/segmenter.h; CBPE plugs its BPE-on-morphs segmenter in, the Morpheus
-// tokenizer directory its segment table).
+// tokenizer its stages 3 and 4, tokenizer/tokenizer.h).
 //   "Evlerde 3 kedi" -> <cap> ev ler de <0x20> <0x33> <0x20> kedi     (pieces "ev","ler","de")
 // decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
 #pragma once

@@ -9,8 +9,9 @@
 //                     registered by the LibTorch side (infer/tokenizer_model.h)
 //   "morpheus-server" the same model in a `morpheus-model-server` co-process, registered by the
 //                     torch-free side (tokenizer/model_client.h)
-// The Morpheus segment table (tokenizer/tokenizer.h) is a Segmenter too: it answers the
-// runs it holds and hands the rest to one of the two model systems, created through this factory.
+// The Morpheus tokenizer (tokenizer/tokenizer.h) gives its codec a Segmenter too: its stages 3
+// and 4 (segment table, cache file, then one of the two model systems, created through this
+// factory; the root snap).
 // The baselines are built directly (tokenizer/cbpe/cbpe_model.h, tokenizer/hybrid/).
 #pragma once
 
