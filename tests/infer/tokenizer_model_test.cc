@@ -241,7 +241,8 @@ TEST_F(TokenizerModelTest, BatchedSegmentationMatchesSingleWords) {
   for (size_t i = 0; i < words.size(); ++i) {
     // Words far from the threshold must not depend on the batch they ran in.
     if (model_ok(*tok).decision_margin(words[i]) < 1e-3f) continue;
-    StatusOr<std::unique_ptr<tokenizer::Tokenizer>> fresh = tokenizer::Tokenizer::load(*tok_dir_, false, in_process_model({}));
+    StatusOr<std::unique_ptr<tokenizer::Tokenizer>> fresh =
+        tokenizer::Tokenizer::load(*tok_dir_, false, in_process_model({}));
     ASSERT_TRUE(fresh.ok());
     EXPECT_EQ(model_ok(**fresh).segment(words[i]), batched[i]) << words[i];
   }
@@ -470,11 +471,9 @@ TEST_F(TokenizerModelTest, TextGivesTheApostrophePieces) {
     EXPECT_GE(codec.piece_to_id("'da"), 0);
     EXPECT_GE(codec.piece_to_id("istanbul"), 0);
     if (with_text) {
-      EXPECT_EQ(tok->segment("Ankara'nın").value(),
-                (std::vector<std::string>{"Ankara", "'nın"}));
+      EXPECT_EQ(tok->segment("Ankara'nın").value(), (std::vector<std::string>{"Ankara", "'nın"}));
     }
-    EXPECT_EQ(tok->segment("İstanbul'da").value(),
-              (std::vector<std::string>{"İstanbul", "'da"}));
+    EXPECT_EQ(tok->segment("İstanbul'da").value(), (std::vector<std::string>{"İstanbul", "'da"}));
   }
 }
 
