@@ -130,7 +130,7 @@ int worker_main(const std::string& source, double words_per_window, int reps) {
   torch::set_num_threads(1);
   auto env = morpheus::train::dist_env_from_environment();
   if (!env.ok()) return 1;
-  auto dp = DataParallel::join(*env, morpheus::train::DistOptions{}, false);
+  auto dp = DataParallel::join(*env, morpheus::train::DistOptions{}, /*cuda_device=*/-1);
   if (!dp.ok()) {
     std::fprintf(stderr, "%s\n", dp.status().to_string().c_str());
     return 1;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// EvalConfig (de)serialization, validation and the {shared_data} substitution.
+// EvalConfig (de)serialization, validation and the {shared_data} / {run_dir} substitution.
 #include "eval/eval_config.h"
 
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 
 #include "core/json_config.h"
 
@@ -15,9 +16,9 @@ namespace {
 using json = nlohmann::json;
 }  // namespace
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SystemSpec, name, setup, setup_creates, segment,
-                                                encode, decode, embed, segmentations, embeddings,
-                                                published, builtin, table_words, supervision)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SystemSpec, name, artifact, segment, encode, decode,
+                                                embed, segmentations, embeddings, published,
+                                                builtin, table_words, supervision)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GoldPaths, mc2010, ud_stem_boundary, morphscore_v1,
                                                 ud_types, penn, sigmorphon, ud_dir, hybrid_lexicon,
                                                 sentences)
@@ -26,9 +27,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmbeddingOptions, min_family_for
                                                 max_pairs, probe_folds, probe_max_items,
                                                 probe_min_class, probe_iterations, pca_families,
                                                 pca_max_forms, seed)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalConfig, shared_data, gold, training_text, split,
-                                                tuning, speed, embeddings, published_figures,
-                                                systems)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalConfig, shared_data, run_dir, gold,
+                                                training_text, split, speed, embeddings,
+                                                published_figures, systems)
 
 json eval_config_defaults() { return EvalConfig{}; }
 
@@ -45,33 +46,59 @@ std::string shell_quote(const std::string& s) {
 
 namespace {
 
-// "{shared_data}" in `text` replaced by `value`.
-std::string replace_shared_data(std::string text, const std::string& value) {
-  static const std::string kKey = "{shared_data}";
-  for (size_t pos = text.find(kKey); pos != std::string::npos; pos = text.find(kKey, pos)) {
-    text.replace(pos, kKey.size(), value);
+constexpr std::string_view kSharedData = "{shared_data}";
+constexpr std::string_view kRunDir = "{run_dir}";
+
+// Every `key` in `text` replaced by `value`.
+std::string replace_all(std::string text, std::string_view key, const std::string& value) {
+  for (size_t pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos)) {
+    text.replace(pos, key.size(), value);
     pos += value.size();
   }
   return text;
 }
 
-// Replaces "{shared_data}" ($MORPHEUS_SHARED_DATA when set, else c->shared_data) everywhere.
-void expand_shared_data(EvalConfig* c) {
+// The placeholders of one string value at `where`; shell-quoted values in commands.
+Status expand_value(json& value, const std::string& where, bool command, const std::string& shared,
+                    const std::string& run_dir) {
+  if (!value.is_string()) return ok_status();  // null: reported as a type error later
+  std::string text = value.get<std::string>();
+  if (run_dir.empty() && text.find(kRunDir) != std::string::npos) {
+    return invalid_argument("eval config: " + where + " uses {run_dir} but no run directory is set",
+                            "pass --run-dir DIR (the directory scripts/main.sh writes: runs/main) "
+                            "or --set run_dir=DIR");
+  }
+  text = replace_all(std::move(text), kSharedData, command ? shell_quote(shared) : shared);
+  value = replace_all(std::move(text), kRunDir, command ? shell_quote(run_dir) : run_dir);
+  return ok_status();
+}
+
+// Replaces "{shared_data}" ($MORPHEUS_SHARED_DATA when set, else "shared_data") and "{run_dir}"
+// in every gold path, the training text and every string of every system (parse_system checked
+// that they are strings).
+Status expand_placeholders(json& config) {
+  const auto string_of = [&config](const char* key) {
+    const json& v = config.at(key);
+    return v.is_string() ? v.get<std::string>() : std::string();
+  };
   const char* env = std::getenv("MORPHEUS_SHARED_DATA");
-  const std::string shared = env != nullptr && *env != '\0' ? env : c->shared_data;
-  GoldPaths& g = c->gold;
-  for (std::string* path : {&g.mc2010, &g.ud_stem_boundary, &g.morphscore_v1, &g.ud_types, &g.penn,
-                            &g.sigmorphon, &g.ud_dir, &g.hybrid_lexicon, &g.sentences}) {
-    *path = replace_shared_data(*path, shared);
+  const std::string shared = env != nullptr && *env != '\0' ? env : string_of("shared_data");
+  const std::string run_dir = string_of("run_dir");
+  static const std::set<std::string> kCommands = {"segment", "encode", "decode", "embed"};
+  for (auto& [key, value] : config.at("gold").items()) {
+    MORPHEUS_RETURN_IF_ERROR(expand_value(value, "gold." + key, false, shared, run_dir));
   }
-  for (SystemSpec& s : c->systems) {
-    for (std::string* command : {&s.setup, &s.segment, &s.encode, &s.decode, &s.embed}) {
-      *command = replace_shared_data(*command, shell_quote(shared));
-    }
-    for (std::string* path : {&s.setup_creates, &s.segmentations, &s.embeddings, &s.table_words}) {
-      *path = replace_shared_data(*path, shared);
+  MORPHEUS_RETURN_IF_ERROR(
+      expand_value(config.at("training_text"), "training_text", false, shared, run_dir));
+  json& systems = config.at("systems");
+  for (size_t i = 0; i < systems.size(); ++i) {
+    for (auto& [key, value] : systems[i].items()) {
+      const std::string where = "systems[" + std::to_string(i) + "]." + key;
+      MORPHEUS_RETURN_IF_ERROR(
+          expand_value(value, where, kCommands.count(key) > 0, shared, run_dir));
     }
   }
+  return ok_status();
 }
 
 }  // namespace
@@ -138,6 +165,7 @@ StatusOr<EvalConfig> eval_config_from_json(const json& j) {
   for (size_t i = 0; i < systems.size(); ++i) {
     MORPHEUS_RETURN_IF_ERROR(parse_system(systems[i], i).status());
   }
+  MORPHEUS_RETURN_IF_ERROR(expand_placeholders(merged));
   EvalConfig c;
   try {
     c = merged.get<EvalConfig>();
@@ -146,7 +174,6 @@ StatusOr<EvalConfig> eval_config_from_json(const json& j) {
                             "compare with configs/eval.json");
   }
   MORPHEUS_RETURN_IF_ERROR(c.validate());
-  expand_shared_data(&c);
   return c;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // EvalConfig: the configuration of `morpheus eval` (configs/eval.json). Defaults live in the
 // structs below and nowhere else; JSON (de)serialization is in eval_config.cc. Paths are relative
-// to the working directory (the repo root); "{shared_data}" in gold paths and system commands
-// stands for the data folder beside the checkout (`shared_data`; $MORPHEUS_SHARED_DATA wins).
+// to the working directory (the repo root). Two placeholders may appear in every path and system
+// command: "{shared_data}", the data folder beside the checkout (`shared_data`;
+// $MORPHEUS_SHARED_DATA wins), and "{run_dir}", the run directory whose prepared artifacts the
+// systems read (`run_dir`, `morpheus eval --run-dir`; scripts/main.sh writes runs/main).
 #pragma once
 
 #include <cstddef>
@@ -16,14 +18,16 @@
 
 namespace morpheus::eval {
 
-// One system of the comparison. Command templates are run with /bin/sh; placeholders:
-// {input} (a file the command reads), {output} (the file it must write; when the template has
-// no {output}, its stdout is captured into it), {output_npy} (embed only: an .npy alternative
-// with a .vocab next to it), {work} (the system's work directory).
+// One system of the comparison. Its commands only read prepared artifacts (a tokenizer
+// directory, a trained baseline): eval trains and exports nothing. Command templates are run
+// with /bin/sh; placeholders: {input} (a file the command reads), {output} (the file it must
+// write; when the template has no {output}, its stdout is captured into it), {output_npy} (embed
+// only: an .npy alternative with a .vocab next to it), {work} (the system's work directory).
 struct SystemSpec {
   std::string name;
-  std::string setup;          // run once before anything else, unless setup_creates exists
-  std::string setup_creates;  // a path the setup command produces
+  // A path its commands need (e.g. "{run_dir}/tokenizer/tokenizer.json"): when it is missing,
+  // eval stops before running anything and says to run scripts/main.sh first.
+  std::string artifact;
   std::string segment;        // words (one per line) → "word<TAB>piece piece…"
   std::string encode;         // text lines → id lines
   std::string decode;         // id lines → text lines
@@ -75,11 +79,12 @@ struct EmbeddingOptions {
 
 struct EvalConfig {
   std::string shared_data = "../shared/data";  // value of "{shared_data}"
+  // Value of "{run_dir}" (`morpheus eval --run-dir`); empty: a config that uses it is an error.
+  std::string run_dir;
   GoldPaths gold;
   // The text every trained system learned from (seen/unseen columns); empty: those are n/a.
   std::string training_text;
-  std::string split = "report";     // gold part the tables score: report | tune | all
-  std::vector<std::string> tuning;  // what was tuned on what, one line each (report.md)
+  std::string split = "report";  // gold part the tables score: report | tune | all
   SpeedOptions speed;
   EmbeddingOptions embeddings;
   // The reference's §5 figures (eval/published_figures.h); empty: no published column values.
@@ -112,8 +117,9 @@ nlohmann::json eval_config_defaults();
 StatusOr<SystemSpec> parse_system(const nlohmann::json& j, size_t index);
 
 // Reads a config object: defaults ← `j` (unknown keys and type changes are errors), each system
-// checked by parse_system, then validate. "{shared_data}" is replaced in gold paths, system paths
-// and (shell-quoted) system commands.
+// checked by parse_system, then validate. "{shared_data}" and "{run_dir}" are replaced in gold
+// paths, the training text, system paths and (shell-quoted) system commands; "{run_dir}" without
+// a run_dir is INVALID_ARGUMENT naming where it is used.
 StatusOr<EvalConfig> eval_config_from_json(const nlohmann::json& j);
 
 // `s` in single quotes for /bin/sh.

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// `morpheus eval` without LibTorch: loads the gold sets, runs every configured system through its
-// command-line segment / encode / decode / embed commands (subprocesses) or reads its ready
-// files, computes every metric, and writes report.md, report.json and figures/ (eval/report.h).
-// A system whose output is missing or whose command fails gets "n/a" rows, never a crash.
-// The configuration (EvalConfig, its defaults and validation) is eval/eval_config.h.
+// `morpheus eval` without LibTorch: loads the gold sets (eval/gold_sets.h), runs every configured
+// system through its command-line segment / encode / decode / embed commands on prepared
+// artifacts or reads its ready files (eval/system_runs.h), computes every table and figure
+// (eval/report_tables.h), and writes report.md, report.json and figures/ (eval/report.h).
+// A system whose output is missing or whose command fails gets "n/a" rows, never a crash; a
+// system whose `artifact` is missing stops the evaluation before anything runs (the artifacts
+// are made by scripts/main.sh, never by eval). The configuration is eval/eval_config.h.
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,10 +15,6 @@
 #include "eval/eval_config.h"
 
 namespace morpheus::eval {
-
-// Replaces every {key} of `vars` in `tmpl`; an unknown {placeholder} is an error.
-StatusOr<std::string> expand_command(const std::string& tmpl,
-                                     const std::map<std::string, std::string>& vars);
 
 // Runs the whole evaluation and writes the report into out_dir (created if needed). `config` is
 // read by eval_config_from_json (missing keys keep their defaults; unknown keys are errors); the

@@ -485,6 +485,7 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   NeuralSegmenterOptions seg_options;
   seg_options.cache_capacity = 0;
   seg_options.threshold = options.threshold;
+  seg_options.device = options.device;
   const NeuralSegmenter model_segmenter(model, state.chars, seg_options);
   std::unique_ptr<morph::RootLexicon> root_snap;
   if (options.root_snap) {

@@ -13,6 +13,8 @@
 // segments.bin and model_self_test hold pieces after the root snap (stage 4 of the tokenizer).
 #pragma once
 
+#include <c10/core/Device.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,6 +42,10 @@ struct ExportOptions {
   bool root_snap = false;
   std::string root_lexicon;    // first field per line: roots
   std::string suffix_lexicon;  // first field per line: suffix chains
+  // Where the model segments the word types. The table of a CUDA export can differ from a CPU
+  // export's where a gap's probability is within float rounding of the threshold; the model
+  // self-test uses runs far from it, so the directory loads on any device.
+  c10::Device device = c10::Device(c10::kCPU);
 };
 
 struct ExportSummary {

@@ -10,6 +10,7 @@
 #include "core/json_config.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "model/runtime.h"
 
 namespace morpheus::infer {
 namespace {
@@ -21,13 +22,8 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
   NeuralSegmenterOptions options;
   options.cache_capacity = spec.options.value("cache", options.cache_capacity);
   options.max_batch_chars = spec.options.value("max_batch_chars", options.max_batch_chars);
-  const std::string device = spec.options.value("device", std::string("cpu"));
-  try {
-    options.device = torch::Device(device);
-  } catch (const c10::Error&) {
-    return invalid_argument("morpheus-model segmenter: unknown device \"" + device + "\"",
-                            "a device is cpu, cuda or cuda:N");
-  }
+  MORPHEUS_ASSIGN_OR_RETURN(
+      options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
   MORPHEUS_ASSIGN_OR_RETURN(const json config,
                             load_json_file(path_join(spec.path, "tokenizer.json")));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,

@@ -165,6 +165,26 @@ torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& 
       v.scalar_type() == torch::kFloat) {
     return no_grad_attention(q, k, v, key_mask);
   }
+#if TORCH_VERSION_MAJOR >= 2
+  // LibTorch 2.x's fused kernel (flash / memory-efficient on CUDA, flash on the CPU). A sequence
+  // whose keys are all masked attends to every key instead (finite output and gradient) and its
+  // output is then zeroed, as below.
+  if (!(causal && key_mask.defined())) {
+    torch::Tensor allowed;  // [B,1,1,Tk] bool
+    if (key_mask.defined()) {
+      allowed = key_mask.logical_or(key_mask.any(1, /*keepdim=*/true).logical_not())
+                    .view({key_mask.size(0), 1, 1, tk});
+    }
+    // An absent mask must reach the kernel as an empty optional: LibTorch 2.x rejects an
+    // undefined tensor in its place.
+    const double p = training ? dropout : 0.0;
+    torch::Tensor out = allowed.defined()
+                            ? at::scaled_dot_product_attention(q, k, v, allowed, p, causal)
+                            : at::scaled_dot_product_attention(q, k, v, {}, p, causal);
+    if (!key_mask.defined()) return out;
+    return out * key_mask.any(1).view({key_mask.size(0), 1, 1, 1}).to(out.dtype());
+  }
+#endif
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(3)));
   torch::Tensor allowed;  // [B or 1, 1, Tq or 1, Tk] bool
   if (key_mask.defined()) allowed = key_mask.view({key_mask.size(0), 1, 1, tk});

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Attention written out (LibTorch 1.13 has no public scaled_dot_product_attention).
+// Attention: LibTorch 2.x's fused scaled_dot_product_attention where it has it, else written out
+// (LibTorch 1.13 has no public one).
 //   scaled_dot_attention(q [B,H,Tq,Dh], k/v [B,H,Tk,Dh], key_mask [B,Tk] bool true=valid)
 //   RopeSelfAttention: qkv (no bias) -> RoPE on q,k -> attention -> proj -> post-norm residual;
 //     forward(x [B,T,D] float, mask [B,T] bool) -> [B,T,D], padded positions set to 0.
@@ -52,8 +53,10 @@ class ValidRows {
 // masks key j > query i. Queries whose keys are all masked get a zero output.
 // Dropout on the attention weights with probability `dropout` when `training`.
 // Float CPU inputs that need no gradient, without causal mask or dropout (inference,
-// evaluation), take a fused kernel: one pass per (batch, head), the same result up to float
-// rounding, instead of 2·B·H small BLAS calls.
+// evaluation), take a fused kernel of ours: one pass per (batch, head), the same result up to
+// float rounding, instead of 2·B·H small BLAS calls. Otherwise LibTorch ≥ 2.0 runs its fused
+// scaled_dot_product_attention (except a causal mask together with a key mask), and 1.13 the
+// written-out matmul/softmax/matmul.
 torch::Tensor scaled_dot_attention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, const torch::Tensor& key_mask,
                                    bool causal, double dropout, bool training);

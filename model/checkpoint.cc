@@ -17,6 +17,7 @@
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/json_config.h"
+#include "core/version.h"
 
 namespace morpheus::model {
 namespace {
@@ -35,6 +36,27 @@ std::string utc_now() {
 // FNV-1a 64 of model.pt, kept in meta.json so that a bit-flipped or truncated archive is a clear
 // DATA_LOSS instead of silently wrong weights (torch does not check archive CRCs).
 std::string archive_checksum(std::string_view bytes) { return hex16(fnv1a64(bytes)); }
+
+// Module::save with every tensor that is not on the CPU copied there first, so the archive never
+// names the writer's device (a CUDA-trained model loads on a machine without CUDA). CPU tensors
+// are written as they are: the bytes equal Module::save's.
+void save_on_cpu(const torch::nn::Module& module, torch::serialize::OutputArchive& archive) {
+  auto on_cpu = [](const torch::Tensor& t) {
+    return t.device().is_cpu() ? t : t.detach().to(torch::kCPU);
+  };
+  for (const auto& p : module.named_parameters(/*recurse=*/false)) {
+    archive.write(p.key(), on_cpu(p.value()));
+  }
+  for (const auto& b : module.named_buffers(/*recurse=*/false)) {
+    archive.write(b.key(), on_cpu(b.value()), /*is_buffer=*/true);
+  }
+  for (const auto& child : module.named_children()) {
+    if (!child.value()->is_serializable()) continue;
+    torch::serialize::OutputArchive child_archive(archive.compilation_unit());
+    save_on_cpu(*child.value(), child_archive);
+    archive.write(child.key(), child_archive);
+  }
+}
 
 Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
                             const ModelConfig& config, const std::string& kind,
@@ -57,7 +79,7 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
   };
   try {
     torch::serialize::OutputArchive archive;
-    module.save(archive);
+    save_on_cpu(module, archive);
     archive.save_to((tmp / "model.pt").string());
   } catch (const c10::Error& e) {
     return fail(io_error("cannot write " + (tmp / "model.pt").string() + ": " +
@@ -77,7 +99,8 @@ Status write_checkpoint_dir(const std::string& dir, torch::nn::Module& module,
   }
   nlohmann::json meta = {{"format_version", kCheckpointFormatVersion},
                          {"kind", kind},
-                         {"project_version", "0.1.0"},
+                         {"project_version", std::string(version())},
+                         {"git_describe", std::string(git_describe())},
                          {"created", utc_now()},
                          {"parameters", counts}};
   StatusOr<std::string> archive_bytes = read_file((tmp / "model.pt").string());
@@ -127,6 +150,8 @@ StatusOr<LoadedMeta> read_meta(const std::string& dir) {
   return out;
 }
 
+// Reads model.pt into `module` (on the CPU) with every tensor mapped to the CPU, whatever device
+// wrote it.
 Status read_archive(const std::string& dir, torch::nn::Module& module) {
   const std::string path = path_join(dir, "model.pt");
   MORPHEUS_RETURN_IF_ERROR(check_readable_file(path));
@@ -139,7 +164,7 @@ Status read_archive(const std::string& dir, torch::nn::Module& module) {
   }
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(bytes.data(), bytes.size());
+    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
     module.load(archive);
   } catch (const c10::Error& e) {
     return data_loss(path + ": cannot load weights: " + e.what_without_backtrace(),
@@ -164,7 +189,7 @@ Status save_inference_checkpoint(const std::string& dir, Morpheus& model,
   return write_checkpoint_dir(dir, *model, model->config, "inference", counts, extras);
 }
 
-StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir) {
+StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir, const torch::Device& device) {
   MORPHEUS_ASSIGN_OR_RETURN(LoadedMeta meta, read_meta(dir));
   if (meta.kind != "training") {
     return invalid_argument(dir + " is a '" + meta.kind + "' checkpoint, not a training one",
@@ -172,18 +197,22 @@ StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir) {
   }
   MorpheusWithHeads module(meta.config);
   MORPHEUS_RETURN_IF_ERROR(read_archive(dir, *module));
+  module->to(device);
   return module;
 }
 
-StatusOr<Morpheus> load_inference_checkpoint(const std::string& dir) {
+StatusOr<Morpheus> load_inference_checkpoint(const std::string& dir, const torch::Device& device) {
   MORPHEUS_ASSIGN_OR_RETURN(LoadedMeta meta, read_meta(dir));
+  Morpheus model{nullptr};
   if (meta.kind == "training") {
     MorpheusWithHeads module(meta.config);
     MORPHEUS_RETURN_IF_ERROR(read_archive(dir, *module));
-    return module->model;
+    model = module->model;
+  } else {
+    model = Morpheus(meta.config);
+    MORPHEUS_RETURN_IF_ERROR(read_archive(dir, *model));
   }
-  Morpheus model(meta.config);
-  MORPHEUS_RETURN_IF_ERROR(read_archive(dir, *model));
+  model->to(device);
   return model;
 }
 

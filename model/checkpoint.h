@@ -3,7 +3,9 @@
 // buffer of MorpheusWithHeads, or of Morpheus alone for an inference export), config.json
 // ({"model": ModelConfig, ...}), char_vocab.json (when given), meta.json (format_version, kind,
 // parameter counts, creation time). Writes go to a temporary sibling directory renamed into
-// place, so a reader never sees a half-written checkpoint. Round trips are bit-exact.
+// place, so a reader never sees a half-written checkpoint. Round trips are bit-exact. Tensors
+// are written from the CPU and read onto the device the caller asks for, so a checkpoint does not
+// depend on the device that wrote it.
 #pragma once
 
 #include <string>
@@ -28,10 +30,12 @@ Status save_checkpoint(const std::string& dir, MorpheusWithHeads& module,
 Status save_inference_checkpoint(const std::string& dir, Morpheus& model,
                                  const CheckpointExtras& extras = {});
 
-// Loads a "training" checkpoint: rebuilds the modules from config.json and reads every tensor.
-// NOT_FOUND / DATA_LOSS / INVALID_ARGUMENT naming the file on any problem.
-StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir);
-// Loads the inference model from either kind of checkpoint.
-StatusOr<Morpheus> load_inference_checkpoint(const std::string& dir);
+// Loads a "training" checkpoint onto `device`: rebuilds the modules from config.json and reads
+// every tensor. NOT_FOUND / DATA_LOSS / INVALID_ARGUMENT naming the file on any problem.
+StatusOr<MorpheusWithHeads> load_checkpoint(const std::string& dir,
+                                            const torch::Device& device = torch::kCPU);
+// Loads the inference model from either kind of checkpoint onto `device`.
+StatusOr<Morpheus> load_inference_checkpoint(const std::string& dir,
+                                             const torch::Device& device = torch::kCPU);
 
 }  // namespace morpheus::model

@@ -6,6 +6,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 #include <sys/mman.h>
+#include <torch/version.h>
 
 #include <cstdlib>
 #include <map>
@@ -19,13 +20,27 @@ namespace {
 constexpr size_t kSmallAlignment = 64;              // LibTorch's own CPU alignment
 constexpr size_t kHugePageBytes = size_t{2} << 20;  // x86-64 transparent huge page
 
+// LibTorch 2.3 made c10::Allocator::allocate non-const and added the pure virtual copy_data.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define MORPHEUS_ALLOCATE_CONST
+#define MORPHEUS_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define MORPHEUS_ALLOCATE_CONST const
+#define MORPHEUS_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 class CachingCpuAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t n) const override {
+  c10::DataPtr allocate(size_t n) MORPHEUS_ALLOCATE_CONST override {
     void* data = n == 0 ? nullptr : acquire(n);
     return {data, data, &CachingCpuAllocator::deallocate, c10::Device(c10::DeviceType::CPU)};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &CachingCpuAllocator::deallocate; }
+#if MORPHEUS_ALLOCATOR_HAS_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#endif
 
   static CachingCpuAllocator& instance() {
     // Never destroyed: tensors freed during static destruction still find it.

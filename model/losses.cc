@@ -66,10 +66,17 @@ void MorpheusBatch::check(const ModelConfig& config) const {
               word_index.sizes());
 }
 
-MorpheusBatch MorpheusBatch::to(const torch::Device& device) const {
-  return MorpheusBatch{char_ids.to(device),   case_flags.to(device), boundary_labels.to(device),
-                       confidence.to(device), word_ids.to(device),   root_ids.to(device),
-                       word_index.to(device)};
+MorpheusBatch MorpheusBatch::to(const torch::Device& device, bool non_blocking) const {
+  auto move = [&](const torch::Tensor& t) { return t.to(device, non_blocking); };
+  return MorpheusBatch{move(char_ids), move(case_flags), move(boundary_labels), move(confidence),
+                       move(word_ids), move(root_ids),   move(word_index)};
+}
+
+MorpheusBatch MorpheusBatch::pin_memory() const {
+  return MorpheusBatch{char_ids.pin_memory(),        case_flags.pin_memory(),
+                       boundary_labels.pin_memory(), confidence.pin_memory(),
+                       word_ids.pin_memory(),        root_ids.pin_memory(),
+                       word_index.pin_memory()};
 }
 
 LossWeights LossWeights::for_epoch(const ModelConfig& config, int64_t epoch) {

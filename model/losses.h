@@ -44,8 +44,10 @@ struct MorpheusBatch {
 
   // Contract check of the shapes/dtypes above (TORCH_CHECK).
   void check(const ModelConfig& config) const;
-  // Copy of every tensor on `device`.
-  MorpheusBatch to(const torch::Device& device) const;
+  // Copy of every tensor on `device` (asynchronous from pinned memory with non_blocking).
+  MorpheusBatch to(const torch::Device& device, bool non_blocking = false) const;
+  // Copy of every tensor in page-locked memory (needs CUDA), for non_blocking copies to a GPU.
+  MorpheusBatch pin_memory() const;
 };
 
 struct LossWeights {

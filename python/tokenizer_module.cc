@@ -45,12 +45,13 @@ Status encode_range(const tokenizer::Tokenizer& tok, const std::vector<std::stri
 class Tokenizer {
  public:
   Tokenizer(const std::string& path, const std::string& model_server, size_t cache, bool self_test,
-            const std::string& cache_file)
+            const std::string& cache_file, const std::string& device)
       : cache_file_(cache_file) {
     tokenizer::SegmenterSpec model;
     if (!model_server.empty()) {
       tokenizer::ModelRequest request;
       request.cache = cache;
+      request.device = device;
       model = tokenizer::model_server_factory(model_server, request);
     }
     tok_ = value_or_raise(tokenizer::Tokenizer::load(path, self_test, std::move(model)));
@@ -161,13 +162,14 @@ PYBIND11_MODULE(_tokenizer, m) {
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
 from the segment table go to `model_server` (the `morpheus-model-server` binary, started on
 the first miss); with model_server="" they are an error. `cache` is the model server's LRU
-(--cache). `cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the
+(--cache), `device` where it runs (auto, cpu, cuda or cuda:N; --device). `cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the
 model's segmentations, created when absent, read before the model is asked and appended to
 (tokenizer/segment_cache.h); the file is locked while the Tokenizer lives, so a second writer
 (process or Tokenizer) on it raises RuntimeError.)")
-      .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&>(),
+      .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&,
+                    const std::string&>(),
            py::arg("path"), py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
-           py::arg("self_test") = true, py::arg("cache_file") = "")
+           py::arg("self_test") = true, py::arg("cache_file") = "", py::arg("device") = "cpu")
       .def("encode", &Tokenizer::encode, py::arg("text"), py::arg("allow_invalid") = false,
            "Ids of one text (str, or bytes with allow_invalid=True for invalid UTF-8 as byte "
            "tokens); the ids `morpheus encode` writes for that line.")

@@ -8,8 +8,11 @@
 #   semi   the shipped setting: Morfessor semi-supervised with 500 annotated words of the MC2010
 #          tune part (the only annotated words any training here may use) + root correction,
 #          boundary threshold and root snap chosen on the tune part of the gold sets.
-# Then export → segment → embed → eval (every system on the report part of every gold set:
-# runs/main/eval/report.md, report.json, figures).
+# Then the baselines (CBPE, SentencePiece, fastText) on the same training text → export of every
+# Morpheus tokenizer the eval scores → segment → embed → eval (every system on the report part of
+# every gold set: runs/main/eval/report.md, report.json, figures). This script makes every
+# artifact; `morpheus eval` only runs the systems' segment/encode/decode/embed commands on them
+# (configs/eval.json names each system's artifact under {run_dir} = runs/main).
 # Idempotent: finished stages are reused (prepare stamps, train --resume, an export whose
 # checkpoint and options are unchanged, baselines trained on an unchanged training text).
 set -euo pipefail
@@ -59,8 +62,11 @@ variant() {
 variant unsup
 variant semi --annotations $R/mc2010_annotations.tsv
 
-# The segmentation table holds the training text's word types (the same for both variants).
+# The segmentation table holds the training text's word types (the same for both variants); the
+# warm-table comparison's table adds the evaluation text's words.
 sed -E 's/^([0-9]+) (.*)$/\2\t\1/' $R/unsup/prepare/morfessor_counts.txt > $R/types.tsv
+(cat $R/types.tsv && tr -s ' ' '\n' < "$SHARED/corpus/dev_ud_sentences.txt" | grep -v '^$' |
+  sort -u | sed 's/$/\t1/') > $R/types_and_eval_text.tsv
 # Baselines trained on an earlier training text are stale: drop them.
 text_sum=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["corpus"]["text_checksum"])' \
   $R/unsup/prepare/prepare.json)
@@ -70,16 +76,31 @@ if [ "$(cat $R/baselines/training_text.checksum 2>/dev/null)" != "$text_sum" ]; 
   echo "$text_sum" > $R/baselines/training_text.checksum
 fi
 
+stage "baselines on the training text: CBPE (teacher boundaries), SentencePiece BPE and unigram, fastText"
+# The raw Morfessor baseline is the unsup teacher's model ($R/unsup/prepare/morfessor_model.bin).
+text=$R/unsup/prepare/corpus.txt
+[ -f $R/baselines/cbpe-32k/cbpe.json ] ||
+  $M cbpe train --corpus $text --boundaries $R/unsup/prepare/teacher.tsv --vocab-size 32000 \
+    --out $R/baselines/cbpe-32k
+for type in bpe unigram; do
+  [ -f $R/baselines/spm-$type-32k/spm.json ] ||
+    build/dev/tools/morpheus-spm train --corpus $text --type $type --vocab-size 32000 \
+      --out $R/baselines/spm-$type-32k
+done
+[ -f $R/baselines/fasttext.bin ] ||
+  fasttext skipgram -input $text -output $R/baselines/fasttext -dim 100 -epoch 5 -thread 2 -verbose 0
+
 stage "export: unsup and semi, each with the threshold and root snap chosen on the tune part"
 for v in unsup semi; do
-  bash scripts/choose_threshold.sh $R/$v/train/final $R/types.tsv $R/unsup/prepare/corpus.txt \
-    $R/$v/threshold
+  bash scripts/choose_threshold.sh $R/$v/train/final $R/types.tsv $text $R/$v/threshold
 done
 bash scripts/export_tokenizer.sh $R/unsup/train/final $R/unsup/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv --text $R/unsup/prepare/corpus.txt \
-  $(cat $R/unsup/threshold/export_args.txt)
+  --vocab-size 50000 --words $R/types.tsv --text $text $(cat $R/unsup/threshold/export_args.txt)
 bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer \
-  --vocab-size 50000 --words $R/types.tsv --text $R/unsup/prepare/corpus.txt \
+  --vocab-size 50000 --words $R/types.tsv --text $text $(cat $R/semi/threshold/export_args.txt)
+# The same semi model with the evaluation text's words in its table (the speed table's warm row).
+bash scripts/export_tokenizer.sh $R/semi/train/final $R/tokenizer-warm \
+  --vocab-size 50000 --words $R/types_and_eval_text.tsv --text $text \
   $(cat $R/semi/threshold/export_args.txt)
 
 stage "segment + embed the dev words (shipped tokenizer: $R/tokenizer)"
@@ -89,10 +110,10 @@ $M segment --model $R/tokenizer $R/dev_words.txt -o $R/dev_words.seg.tsv
 $M embed --model $R/tokenizer --words $R/dev_words.txt --out $R/dev_words.vec
 
 stage "eval → $R/eval"
-$M eval --config configs/eval.json --out $R/eval
+$M eval --config configs/eval.json --run-dir $R --out $R/eval
 
 stage "done in $(( $(date +%s) - start ))s"
-echo "training text: $R/unsup/prepare/corpus.txt ($text_sum), the same for every system"
+echo "training text: $text ($text_sum), the same for every system"
 echo "training:      $R/{unsup,semi}/train (metrics.jsonl, final/)"
 echo "tokenizer:     $R/tokenizer (semi, $(cat $R/semi/threshold/export_args.txt))"
 echo "report:        $R/eval/report.md"

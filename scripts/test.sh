@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README command (2): install, build and run every test. Used verbatim by .ci/run.
 #   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity), clang-tidy on the
-#   changed files (CI=true only; base HEAD~1 or $MORPHEUS_TIDY_BASE) + ctest,
-#   4. ASan/UBSan build of the torch-free libraries + ctest, 5. a short libFuzzer run per target.
+#   changed files (CI=true only; base HEAD~1 or $MORPHEUS_TIDY_BASE) + ctest, then the LibTorch
+#   sources compile-checked against LibTorch 2.6 (Debian trixie's headers, fetched without
+#   changing the system), 4. ASan/UBSan build of the torch-free libraries + ctest, 5. a short libFuzzer run per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -19,6 +20,8 @@ if [ "${CI:-}" = true ]; then
 fi
 echo "== tests (ci preset)"
 ctest --preset ci -j 2
+echo "== LibTorch 2.6 compile check (Debian trixie's headers)"
+bash scripts/check_libtorch2.sh build/ci
 
 echo "== build (asan preset: torch-free, ASan + UBSan)"
 bash scripts/build.sh asan

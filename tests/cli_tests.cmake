@@ -39,6 +39,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(pretokenize_allow_invalid 0 --stdout-has [\"invalid\",195]
     -- ${M} pretokenize --allow-invalid ${TDATA}/invalid_utf8.txt)
   morpheus_cli_test(device_cpu 0 --stdout-has \"cpu\" -- ${M} device --device cpu)
+  morpheus_cli_test(version 0 --stdout-has "morpheus ${PROJECT_VERSION}" -- ${M} --version)
   morpheus_cli_test(train_help_shows_dist_flags 0 --stdout-has --dist-timeout -- ${M} train --help)
   morpheus_cli_test(device_unknown 1 --stderr-has "unknown device" -- ${M} device --device tpu)
   set(CONFIGS ${PROJECT_SOURCE_DIR}/configs)
@@ -136,6 +137,12 @@ if(MORPHEUS_WITH_TORCH)
     -- ${M} eval --config ${TDATA}/eval/tiny_eval.json --out ${EVAL_OUT}_bad --set gold.bogus=1)
   morpheus_cli_test(eval_missing_config 1 --stderr-has no_such.json -- ${M} eval --config no_such.json --out ${EVAL_OUT}_x)
   morpheus_cli_test(eval_needs_out 2 -- ${M} eval --config ${TDATA}/eval/tiny_eval.json)
+  # configs/eval.json reads the main job's artifacts from {run_dir}.
+  morpheus_cli_test(eval_needs_run_dir 1 --stderr-has "--run-dir"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json --out ${EVAL_OUT}_run)
+  morpheus_cli_test(eval_missing_artifacts 1 --stderr-has "run scripts/main.sh first"
+    -- ${M} eval --config ${PROJECT_SOURCE_DIR}/configs/eval.json
+       --run-dir ${CMAKE_CURRENT_BINARY_DIR}/no_such_run --out ${EVAL_OUT}_run)
 endif()
 
 # morpheus prepare (tiny corpus with a ready teacher file, so no Morfessor run).
@@ -151,9 +158,14 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(prepare_malformed_teacher 1 --stderr-has "line 2"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/bad_teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_bad ${PREP_LEX})
-  morpheus_cli_test(prepare_set_outside_section 1 --stderr-has "prepare.*"
+  # The whole config resolves, as for train: an unknown key in any section fails at once.
+  morpheus_cli_test(prepare_set_unknown_model_key 1 --stderr-has "unknown config key 'model.dim'"
     -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
        --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_set --set model.dim=3)
+  morpheus_cli_test(prepare_config_unknown_model_key 1
+    --stderr-has "unknown config key 'model.char_dimm'"
+    -- ${M} prepare --corpus ${PREP}/corpus.txt --teacher ${PREP}/teacher.tsv
+       --config ${PREP}/bad_model_key.json --out ${CMAKE_CURRENT_BINARY_DIR}/cli_prepare_cfg)
   morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
 endif()
 
@@ -292,3 +304,12 @@ morpheus_ci_test(missing_data_fails_shell 1 --stdout-has "required in CI (CI=tru
 morpheus_ci_test(missing_data_skips_shell_outside_ci 77 --stdout-has "skipped: not available"
   -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
      -- true)
+
+# The device check (scripts/gpu_check.sh) end to end on the CPU: a fixture prepared directory,
+# device_check, tiny and paper training, export and segment with CUDA hidden, model-server speed;
+# every CUDA row reads "skipped (no CUDA)". Needs bench/device_check.
+if(MORPHEUS_WITH_TORCH AND MORPHEUS_BUILD_BENCH)
+  add_test(NAME cli.gpu_check_smoke COMMAND ${EXPECT} 0 --stdout-has "skipped (no CUDA)"
+    -- bash ${PROJECT_SOURCE_DIR}/scripts/gpu_check.sh --smoke ${CMAKE_BINARY_DIR})
+  set_tests_properties(cli.gpu_check_smoke PROPERTIES LABELS e2e TIMEOUT 300)
+endif()

@@ -137,7 +137,9 @@ StatusOr<std::unique_ptr<Segmenter>> create_server(const SegmenterSpec& spec) {
   const std::string binary = spec.options.value("binary", std::string());
   const size_t cache = spec.options.value("cache", size_t{1} << 20);
   const int threads = spec.options.value("threads", 0);
-  std::vector<std::string> argv = {binary, "--model", spec.path, "--cache", std::to_string(cache)};
+  const std::string device = spec.options.value("device", std::string("cpu"));
+  std::vector<std::string> argv = {
+      binary, "--model", spec.path, "--cache", std::to_string(cache), "--device", device};
   if (threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(threads)});
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -170,7 +172,10 @@ SegmenterSpec model_server_factory(const std::string& binary, const ModelRequest
   std::call_once(registered, [] { register_segmenter("morpheus-server", create_server); });
   SegmenterSpec spec;
   spec.name = "morpheus-server";
-  spec.options = {{"binary", binary}, {"cache", request.cache}, {"threads", request.threads}};
+  spec.options = {{"binary", binary},
+                  {"cache", request.cache},
+                  {"threads", request.threads},
+                  {"device", request.device}};
   return spec;
 }
 

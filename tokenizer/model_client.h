@@ -22,12 +22,13 @@ namespace morpheus::tokenizer {
 struct ModelRequest {
   size_t cache = size_t{1} << 20;  // runs kept in the model's LRU cache
   int threads = 0;                 // LibTorch intra-op threads; 0: LibTorch's default
+  std::string device = "cpu";      // where the model runs: auto, cpu, cuda or cuda:N
 };
 
 // The spec of the "morpheus-server" segmenter (tokenizer/segmenter.h), registered by this call:
 // it starts `binary` (morpheus-model-server) as the model server of the directory at spec.path:
-// `binary --model DIR --cache C [--threads N]`. Options {"binary": path, "cache": runs,
-// "threads": n}.
+// `binary --model DIR --cache C [--threads N] [--device D]`. Options {"binary": path, "cache":
+// runs, "threads": n, "device": name}.
 SegmenterSpec model_server_factory(const std::string& binary, const ModelRequest& request);
 
 // The model server loop on stdin/stdout. `load` creates the model segmenter (its error is sent

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `morpheus eval --config configs/eval.json --out DIR [--split report|tune|all] [--set k=v]…`:
-// runs every configured system and metric (eval/eval_pipeline.h) and writes DIR/report.md,
-// report.json and figures/. `morpheus gold-split --gold SET --part tune|report FILE`: the lines
-// of a gold file in one part of the split rule (eval/gold_policy.h).
+// `morpheus eval --config configs/eval.json [--run-dir DIR] --out DIR [--split report|tune|all]
+// [--set k=v]…`: runs every configured system and metric (eval/eval_pipeline.h) on the artifacts
+// of the run directory and writes DIR/report.md, report.json and figures/. `morpheus gold-split
+// --gold SET --part tune|report FILE`: the lines of a gold file in one part of the split rule
+// (eval/gold_policy.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace {
 
 struct EvalArgs {
   std::vector<std::string> configs;
+  std::string run_dir;
   std::string out;
   std::string split;
   std::vector<std::string> sets;
@@ -28,6 +30,7 @@ Status run_eval_command(const EvalArgs& args) {
   if (!args.split.empty()) sets.push_back("split=" + args.split);
   MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config,
                             resolve_config(eval::eval_config_defaults(), args.configs, sets));
+  if (!args.run_dir.empty()) config["run_dir"] = args.run_dir;  // a path, never parsed as JSON
   return eval::run_eval(config, args.out);
 }
 
@@ -67,6 +70,10 @@ void register_eval_commands(CLI::App& app, CommandRegistry& registry) {
       "every gold metric; writes report.md, report.json and PNG figures");
   cmd->add_option("--config", args->configs, "Eval config JSON (repeatable; later files win)")
       ->required();  // a missing file is a runtime error (exit 1) naming it, as elsewhere
+  cmd->add_option("--run-dir", args->run_dir,
+                  "Run directory the config's {run_dir} stands for: where scripts/main.sh left "
+                  "the trained and exported systems (runs/main). No default: a config that uses "
+                  "{run_dir} needs it. Wins over --set run_dir=…");
   cmd->add_option("--out", args->out, "Output directory for the report")->required();
   cmd->add_option("--split", args->split,
                   "Gold part the tables score: report (default), tune (for choosing anything) "

@@ -34,6 +34,7 @@ namespace {
 struct ExportArgs {
   infer::ExportOptions options;
   std::string data;
+  std::string device = "cpu";
 };
 
 struct EmbedArgs {
@@ -70,6 +71,7 @@ Status run_export(ExportArgs args) {
     const std::string corpus = path_join(args.data, "corpus.txt");
     if (args.options.text.empty() && file_exists(corpus)) args.options.text = corpus;
   }
+  MORPHEUS_ASSIGN_OR_RETURN(args.options.device, model::resolve_device(args.device));
   infer::ExportSummary summary;
   MORPHEUS_RETURN_IF_ERROR(infer::export_tokenizer(args.options, &summary));
   MORPHEUS_LOG(kInfo, "export: wrote ", args.options.out, " (", summary.pieces, " pieces from ",
@@ -345,6 +347,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
+  exp->add_option("--device", eargs->device,
+                  "Where the model segments the word types: auto, cpu, cuda or cuda:N")
+      ->capture_default_str();
   exp->add_option("--threshold", eargs->options.threshold,
                   "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
                   "tune split (embeddings keep model.threshold); 0 keeps the model's own")
@@ -367,7 +372,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
     if (request.threads > 0) torch::set_num_threads(request.threads);
     infer::NeuralSegmenterOptions options;
     options.cache_capacity = request.cache;
-    return infer::in_process_model(options);
+    tokenizer::SegmenterSpec spec = infer::in_process_model(options);
+    spec.options["device"] = request.device;  // resolved when the model loads
+    return spec;
   });
 
   // The model server (infer/model_server.h), as `morpheus-model-server` runs it; not for users.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set prepare.k=v] [--teacher TSV]
+// `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set k=v] [--teacher TSV]
 // [--gold TSV]`: corpus → Morfessor teacher → root correction → vocabularies → caches
-// (train/prepare.h). Prints the prepare.json summary on stdout.
+// (train/prepare.h). The config resolves whole, as for `morpheus train` (train/config_loader.h);
+// prepare reads its "prepare" section. Prints the prepare.json summary on stdout.
 // `morpheus teacher --data DIR [--raw] [--root-snap] [FILE]`: the labels that prepare directory
 // teaches, for any words (`word<TAB>piece piece…` per line).
 #include <memory>
@@ -14,6 +15,7 @@
 #include "morph/cuts.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "train/config_loader.h"
 #include "train/corpus.h"
 #include "train/prepare.h"
 
@@ -122,8 +124,12 @@ void register_prepare_commands(CLI::App& app, CommandRegistry& registry) {
                   "(default: npm nlptoolkit-corpus corpus.txt + penntreebank.txt sentences)");
   cmd->add_option("--out", args->out, "Output directory")->required();
   cmd->add_option("--config", args->configs,
-                  "Config files; only their \"prepare\" section is read (repeatable)");
-  cmd->add_option("--set", args->sets, "Override a config value: prepare.key=value (repeatable)");
+                  "Config files (repeatable; later files win), resolved whole as by `morpheus "
+                  "train`: an unknown key in any section is an error; prepare reads the "
+                  "\"prepare\" section");
+  cmd->add_option("--set", args->sets,
+                  "Override a config value: section.key=value, e.g. prepare.word_vocab_size=50000 "
+                  "(repeatable)");
   cmd->add_option("--teacher", args->teacher,
                   "Use this word<TAB>piece piece segmentation instead of training Morfessor");
   cmd->add_option("--gold", args->gold,

@@ -26,7 +26,7 @@ struct RunArgs {
   bool allow_invalid = false;
   bool text = false;
   std::string shard;
-  tokenizer::ModelRequest request;  // --cache, --model-threads
+  tokenizer::ModelRequest request;  // --cache, --model-threads, --device
   std::string cache_file;
   size_t block_lines = 4096;
   size_t workers = 1;
@@ -191,6 +191,10 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
       cmd->add_option("--model-threads", args->request.threads,
                       "LibTorch intra-op threads of the model (0: LibTorch's default)")
           ->check(CLI::Range(0, 1024))
+          ->capture_default_str();
+      cmd->add_option("--device", args->request.device,
+                      "Where the model segments the letter runs the table lacks: auto, cpu, cuda "
+                      "or cuda:N")
           ->capture_default_str();
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
           ->capture_default_str();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `morpheus-model-server --model TOKDIR [--cache N] [--threads N]`: the model co-process of the
+// `morpheus-model-server --model TOKDIR [--cache N] [--threads N] [--device D]`: the model
+// co-process of the
 // torch-free tokenizer (infer/model_server.h). Not for users: `morpheus encode|segment` and
 // morpheus.Tokenizer start it when a letter run misses the segment table. It links the
 // runtime only (infer/, model/, morph/, tokenizer/, core/), never train/ or eval/.
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <string>
 
+#include "core/version.h"
 #include "infer/model_server.h"
 #include "model/cpu_allocator.h"
 #include "model/runtime.h"
@@ -21,10 +23,14 @@ int main(int argc, char** argv) {
       "letter runs the tokenizer's table lacks (protocol: tokenizer/model_client.h)",
       "morpheus-model-server"};
   morpheus::tools::add_global_flags(app);
+  app.set_version_flag("--version", "morpheus-model-server " + morpheus::version_string());
   std::string model;
   morpheus::infer::NeuralSegmenterOptions options;
   int threads = 0;
+  std::string device = "cpu";
   app.add_option("--model", model, "Tokenizer directory (morpheus export)")->required();
+  app.add_option("--device", device, "Where the model runs: auto, cpu, cuda or cuda:N")
+      ->capture_default_str();
   app.add_option("--cache", options.cache_capacity, "Words kept in the segmentation cache (LRU)")
       ->capture_default_str();
   app.add_option("--threads", threads, "LibTorch intra-op threads (0: LibTorch's default)")
@@ -34,6 +40,7 @@ int main(int argc, char** argv) {
   registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
   registry.add(&app, [&] {
     if (threads > 0) torch::set_num_threads(threads);
+    MORPHEUS_ASSIGN_OR_RETURN(options.device, morpheus::model::resolve_device(device));
     return morpheus::infer::run_model_server(model, options);
   });
   return registry.run(app, argc, argv);

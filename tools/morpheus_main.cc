@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/version.h"
 #include "model/cpu_allocator.h"
 #include "model/runtime.h"
 #include "tools/cli.h"
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
   morpheus::model::install_caching_cpu_allocator();
   CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
                "morpheus"};
-  app.set_version_flag("--version", "morpheus 0.1.0");
+  app.set_version_flag("--version", "morpheus " + morpheus::version_string());
   app.require_subcommand(1);
   app.fallthrough();
   morpheus::tools::add_global_flags(app);

@@ -3,13 +3,14 @@
 // libsentencepiece and LibTorch's protobuf clash in one process (segfault before main).
 #include <CLI/CLI.hpp>
 
+#include "core/version.h"
 #include "tools/cli.h"
 #include "tools/spm_commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"morpheus-spm: SentencePiece BPE/Unigram baselines with morpheus I/O conventions",
                "morpheus-spm"};
-  app.set_version_flag("--version", "morpheus-spm 0.1.0");
+  app.set_version_flag("--version", "morpheus-spm " + morpheus::version_string());
   app.require_subcommand(1);
   app.fallthrough();
   morpheus::tools::add_global_flags(app);

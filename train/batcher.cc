@@ -127,12 +127,14 @@ model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint
 }
 
 BatchPrefetcher::BatchPrefetcher(const CacheReader& cache, const EpochPlan& plan, size_t first,
-                                 int64_t max_word_len, bool skip_chunks, size_t depth)
+                                 int64_t max_word_len, bool skip_chunks, bool pin_memory,
+                                 size_t depth)
     : cache_(cache),
       plan_(plan),
       next_build_(first),
       max_word_len_(max_word_len),
       skip_chunks_(skip_chunks),
+      pin_memory_(pin_memory),
       depth_(std::max<size_t>(1, depth)) {
   worker_ = std::thread([this] { run(); });
 }
@@ -162,6 +164,7 @@ void BatchPrefetcher::run() {
     model::MorpheusBatch batch;
     try {
       batch = make_batch(cache_, plan_[k], max_word_len_, skip_chunks_);
+      if (pin_memory_) batch = batch.pin_memory();
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
       error_ = std::current_exception();

@@ -42,11 +42,13 @@ model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint
                                 int64_t max_word_len, bool skip_chunks);
 
 // Builds batches of a plan on a background thread, `depth` ahead of the consumer, so data
-// loading overlaps compute. Batches come out in plan order starting at `first`.
+// loading overlaps compute. Batches come out in plan order starting at `first`; with
+// `pin_memory` (training on CUDA) in page-locked memory, ready for non_blocking copies.
 class BatchPrefetcher {
  public:
   BatchPrefetcher(const CacheReader& cache, const EpochPlan& plan, size_t first,
-                  int64_t max_word_len, bool skip_chunks, size_t depth = 2);
+                  int64_t max_word_len, bool skip_chunks, bool pin_memory = false,
+                  size_t depth = 2);
   ~BatchPrefetcher();
   BatchPrefetcher(const BatchPrefetcher&) = delete;
   BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
@@ -62,6 +64,7 @@ class BatchPrefetcher {
   size_t next_build_;
   int64_t max_word_len_;
   bool skip_chunks_;
+  bool pin_memory_;
   size_t depth_;
   std::deque<model::MorpheusBatch> ready_;
   bool stop_ = false;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The project-wide config: one JSON object with a section per owner: "model" (model/config.h),
-// "train" (train/train_config.h), "prepare" (train/prepare.h).
+// "train" (train/train_config.h), "prepare" (train/prepare.h). Every command that reads it
+// (prepare, train, info) resolves the whole object, so a typo in any section fails at once.
 // Resolution (core/json_config.h): defaults ← each --config file ← each --set a.b=v.
+// Torch-free (library morpheus_train_data).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "train/prepare.h"
 
 namespace morpheus::train {
 
@@ -18,5 +21,10 @@ nlohmann::json default_config();
 // Resolves the defaults with `files` and `sets`; unknown keys and type changes are errors.
 StatusOr<nlohmann::json> load_config(const std::vector<std::string>& files,
                                      const std::vector<std::string>& sets);
+
+// `morpheus prepare`'s config: load_config, every section checked (the model and train values
+// too, though prepare reads only its own section), then the prepare section.
+StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
+                                            const std::vector<std::string>& sets);
 
 }  // namespace morpheus::train

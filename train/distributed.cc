@@ -2,6 +2,7 @@
 #include "train/distributed.h"
 
 #include <arpa/inet.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -30,6 +31,14 @@ namespace morpheus::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The type of a Gloo/NCCL process group: since LibTorch 2.0 they derive from c10d::Backend (the
+// collectives are the same), before that from c10d::ProcessGroup.
+#if TORCH_VERSION_MAJOR >= 2
+using GroupBase = c10d::Backend;
+#else
+using GroupBase = c10d::ProcessGroup;
+#endif
 
 // The integer value of environment variable `name`; `fallback` when unset.
 StatusOr<int> env_int(const char* name, int fallback) {
@@ -62,6 +71,21 @@ std::string error_text(const std::exception& e) {
 
 std::chrono::milliseconds to_ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
+}
+
+// The rendezvous store. LibTorch 2.4+ asks for the libuv server by default, which builds without
+// libuv (Debian's) refuse; those fall back to the classic server, which speaks the same protocol.
+c10::intrusive_ptr<c10d::TCPStore> make_tcp_store(const std::string& host,
+                                                  c10d::TCPStoreOptions options) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  try {
+    return c10::make_intrusive<c10d::TCPStore>(host, options);
+  } catch (const std::exception& e) {
+    if (!options.useLibUV || error_text(e).find("libuv") == std::string::npos) throw;
+    options.useLibUV = false;
+  }
+#endif
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
 }
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
@@ -123,7 +147,7 @@ StatusOr<DistEnv> dist_env_from_environment() {
 
 struct DataParallel::Impl {
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> pg;
+  c10::intrusive_ptr<GroupBase> pg;
   std::vector<torch::Tensor> params;
   std::vector<bool> row_sparse;
   std::vector<std::vector<size_t>> buckets;  // dense parameters, in reverse registration order
@@ -140,10 +164,11 @@ DataParallel::~DataParallel() {
 }
 
 StatusOr<std::unique_ptr<DataParallel>> DataParallel::join(const DistEnv& env,
-                                                           const DistOptions& options, bool cuda) {
+                                                           const DistOptions& options,
+                                                           int cuda_device) {
   std::unique_ptr<DataParallel> dp(new DataParallel(env, options));
   std::string backend = options.backend;
-  if (backend == "auto") backend = cuda ? "nccl" : "gloo";
+  if (backend == "auto") backend = cuda_device >= 0 ? "nccl" : "gloo";
   if (backend != "gloo" && backend != "nccl") {
     return invalid_argument("unknown --dist-backend " + backend, "use auto, gloo or nccl");
   }
@@ -166,7 +191,7 @@ StatusOr<std::unique_ptr<DataParallel>> DataParallel::join(const DistEnv& env,
     so.numWorkers = static_cast<size_t>(env.world_size);
     so.waitWorkers = true;
     so.timeout = timeout;
-    auto tcp = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    auto tcp = make_tcp_store(env.master_addr, so);
     dp->impl_->store = c10::make_intrusive<c10d::PrefixStore>("morpheus", tcp);
     if (backend == "gloo") {
       auto go = c10d::ProcessGroupGloo::Options::create(timeout);
@@ -183,6 +208,14 @@ StatusOr<std::unique_ptr<DataParallel>> DataParallel::join(const DistEnv& env,
                                                                   env.world_size, go);
     } else {
 #ifdef MORPHEUS_HAVE_NCCL
+      if (cuda_device < 0) {
+        return invalid_argument("--dist-backend nccl needs CUDA tensors",
+                                "use --device cuda, or --dist-backend gloo on the CPU");
+      }
+      // NCCL binds its communicator to the current device: this rank's, before the group exists.
+      c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
+          ->setDevice(
+              c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(cuda_device)));
       auto no = c10d::ProcessGroupNCCL::Options::create();
       no->timeout = timeout;
       dp->impl_->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(dp->impl_->store, env.rank,

@@ -24,9 +24,6 @@
 
 #include "core/status.h"
 
-namespace c10d {
-class ProcessGroup;
-}
 namespace at {
 class Tensor;
 }
@@ -69,9 +66,11 @@ struct ExchangeStats {
 
 class DataParallel {
  public:
-  // Joins the group of `env` (world_size > 1) for tensors on `device_type` ("cpu" or "cuda").
+  // Joins the group of `env` (world_size > 1) for tensors on CUDA device `cuda_device` (the
+  // rank's LOCAL_RANK device; NCCL by default, made the current device before the group is
+  // created) or on the CPU (cuda_device < 0; Gloo by default).
   static StatusOr<std::unique_ptr<DataParallel>> join(const DistEnv& env,
-                                                      const DistOptions& options, bool cuda);
+                                                      const DistOptions& options, int cuda_device);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
@@ -90,7 +89,8 @@ class DataParallel {
   // Sums the registered gradients over ranks in place (undefined gradients count as zero and are
   // defined afterwards).
   Status sync_gradients();
-  // Sums `t` over ranks in place (small tensors: per-step statistics).
+  // Sums `t` over ranks in place (small tensors: per-step statistics; on the device of the
+  // gradients, so NCCL takes them).
   Status all_reduce_sum(at::Tensor& t);
   Status barrier();
   const ExchangeStats& last_exchange() const { return stats_; }

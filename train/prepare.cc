@@ -192,28 +192,6 @@ StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
   return c;
 }
 
-StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
-                                            const std::vector<std::string>& sets, json* resolved) {
-  json config = prepare_config_defaults();
-  for (const std::string& file : files) {
-    MORPHEUS_ASSIGN_OR_RETURN(json loaded, load_json_file(file));
-    if (!loaded.is_object()) return invalid_argument(file + ": the config must be a JSON object");
-    auto it = loaded.find("prepare");
-    if (it == loaded.end()) continue;
-    MORPHEUS_RETURN_IF_ERROR(merge_config(config, json{{"prepare", *it}}, file));
-  }
-  for (const std::string& set : sets) {
-    if (set.rfind("prepare.", 0) != 0) {
-      return invalid_argument("--set " + set + ": `morpheus prepare` only takes prepare.* keys",
-                              "e.g. --set prepare.word_vocab_size=50000");
-    }
-    MORPHEUS_RETURN_IF_ERROR(apply_set(config, set));
-  }
-  MORPHEUS_ASSIGN_OR_RETURN(PrepareConfig c, prepare_config_from_json(config));
-  if (resolved != nullptr) *resolved = config;
-  return c;
-}
-
 StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));

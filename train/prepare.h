@@ -79,20 +79,12 @@ struct PrepareConfig {
 
 // The defaults as JSON: {"prepare": {...}}.
 nlohmann::json prepare_config_defaults();
-// Parses a resolved {"prepare": {...}} object (as made by load_prepare_config) and checks ranges.
+// Parses the "prepare" section of a resolved config (train/config_loader.h) and checks ranges.
 StatusOr<PrepareConfig> prepare_config_from_json(const nlohmann::json& config);
 nlohmann::json prepare_config_to_json(const PrepareConfig& config);
 // nlohmann (de)serialisation of the fields (missing keys keep their defaults).
 void to_json(nlohmann::json& j, const PrepareConfig& config);
 void from_json(const nlohmann::json& j, PrepareConfig& config);
-
-// Resolves the prepare config: defaults ← the "prepare" object of each file that has one (other
-// sections, such as "model", belong to other commands and are neither read nor validated here)
-// ← each --set, which must name a "prepare." key. Unknown keys and type changes are errors.
-// When `resolved` is given it receives {"prepare": {...}}.
-StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
-                                            const std::vector<std::string>& sets,
-                                            nlohmann::json* resolved = nullptr);
 
 struct PrepareOptions {
   std::vector<std::string> corpus_files;  // plain text or treebank (auto-detected)

@@ -195,31 +195,38 @@ json evaluate_dev(model::MorpheusWithHeads& module, const CacheReader& dev, cons
   model::LossWeights weights{1.0, mcfg.sgns_weight > 0 ? 1.0 : 0.0, mcfg.ctr_weight > 0 ? 1.0 : 0.0,
                              mcfg.use_mlm ? 1.0 : 0.0};
   const double logit_threshold = std::log(mcfg.threshold / (1.0 - mcfg.threshold));
-  double tp = 0, fp = 0, fn = 0, tn = 0, words = 0;
-  double aux = 0, sgns = 0, ctr = 0, mlm = 0;
+  // Sums on the device, read once at the end: aux, sgns, ctr, mlm (each × words), words, then
+  // the interior-gap counts tp, fp, fn, tn.
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device);
+  torch::Tensor sums = torch::zeros({9}, f64);
   for (const auto& windows : plan) {
     model::MorpheusBatch cpu = make_batch(dev, windows, mcfg.max_word_len, cfg.skip_chunks);
     const int64_t n = cpu.char_ids.size(0);
     if (n == 0) continue;
     model::MorpheusBatch batch = cpu.to(device);
     model::LossOutput out = module->compute_losses(batch, weights);
-    aux += out.aux.item<double>() * static_cast<double>(n);
-    sgns += out.sgns.item<double>() * static_cast<double>(n);
-    ctr += out.ctr.item<double>() * static_cast<double>(n);
-    mlm += out.mlm.item<double>() * static_cast<double>(n);
-    words += static_cast<double>(n);
     const auto lengths = (batch.char_ids != model::kPadId).sum(1) - 2;  // characters
     const auto g = torch::arange(batch.char_ids.size(1) - 1, batch.char_ids.options());
     const auto interior = (g.unsqueeze(0) >= 1) & (g.unsqueeze(0) < lengths.unsqueeze(1));
     const auto pred = out.boundary_logits > logit_threshold;
     const auto gold = batch.boundary_labels > 0.5;
-    tp += (pred & gold & interior).sum().item<double>();
-    fp += (pred & ~gold & interior).sum().item<double>();
-    fn += (~pred & gold & interior).sum().item<double>();
-    tn += (~pred & ~gold & interior).sum().item<double>();
+    const double words = static_cast<double>(n);
+    const auto weighted = [&](const torch::Tensor& loss) {
+      return loss.to(torch::kFloat64) * words;
+    };
+    const auto count = [&](const torch::Tensor& t) {
+      return (t & interior).sum().to(torch::kFloat64);
+    };
+    sums.add_(torch::stack({weighted(out.aux), weighted(out.sgns), weighted(out.ctr),
+                            weighted(out.mlm), torch::full({}, words, f64), count(pred & gold),
+                            count(pred & ~gold), count(~pred & gold), count(~pred & ~gold)}));
   }
   module->train();
   set_cpu_rng_state(saved_rng);
+  const torch::Tensor host = sums.to(torch::kCPU);
+  const double* v = host.data_ptr<double>();
+  const double aux = v[0], sgns = v[1], ctr = v[2], mlm = v[3], words = v[4];
+  const double tp = v[5], fp = v[6], fn = v[7], tn = v[8];
   const double p = tp / std::max(1.0, tp + fp);
   const double r = tp / std::max(1.0, tp + fn);
   const double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0.0;
@@ -361,21 +368,51 @@ std::vector<bool> embedding_flags(torch::nn::Module& module,
   return flags;
 }
 
-// What one rank did in one optimiser step; summed over ranks before it is used.
-struct StepStats {
-  double contributing = 0, total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, words = 0;
-  double skipped = 0;
+// The per-step sums of the statistics, kept as a float64 vector on the training device (summed
+// over ranks before they are used): one row per micro-batch, added up per step, and per
+// log_every steps in Trainer::dev_acc_.
+enum StepSum : int64_t {
+  kContributing,  // micro-batches whose loss was finite
+  kTotal,         // Σ of the weighted total loss of those micro-batches (also kAux … kMlm)
+  kAux,
+  kSgns,
+  kCtr,
+  kMlm,
+  kWords,      // words of those micro-batches
+  kSkipped,    // micro-batches left out (non-finite loss)
+  kNonFinite,  // micro-batches of this attempt whose loss was non-finite
+  kNumStepSums
 };
 
-Status reduce_step_stats(DataParallel* dp, StepStats* s) {
-  if (dp == nullptr) return ok_status();
-  torch::Tensor t = torch::tensor(
-      {s->contributing, s->total, s->aux, s->sgns, s->ctr, s->mlm, s->words, s->skipped},
-      torch::kFloat64);
-  MORPHEUS_RETURN_IF_ERROR(dp->all_reduce_sum(t));
-  auto a = t.accessor<double, 1>();
-  *s = StepStats{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
-  return ok_status();
+// The StepSum row of one micro-batch: its losses when `total` is finite, else only the
+// skipped and non-finite counts (`bad_row`). No host read.
+torch::Tensor micro_batch_row(const model::LossOutput& out, const torch::Tensor& total,
+                              int64_t words, const torch::Tensor& bad_row) {
+  const auto f64 = bad_row.options();
+  torch::Tensor losses = torch::stack({total, out.aux, out.sgns, out.ctr, out.mlm});
+  torch::Tensor ok =
+      torch::cat({torch::ones({1}, f64), losses.to(torch::kFloat64),
+                  torch::full({1}, static_cast<double>(words), f64), torch::zeros({2}, f64)});
+  return torch::where(torch::isfinite(total), ok, bad_row);
+}
+
+// clip_grad_norm_ with LibTorch's ops in its order, the gradients first multiplied by `scale`
+// (0-dim float32), and no host read: multiplies every gradient by
+// scale · min(1, max_norm / (‖scale·g‖ + 1e-6)) and returns ‖scale·g‖ (0-dim, on the device).
+torch::Tensor scale_and_clip_gradients(const std::vector<torch::Tensor>& params,
+                                       const torch::Tensor& scale, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> norms;
+  for (const auto& p : params) {
+    if (p.grad().defined()) norms.push_back(p.grad().norm(2.0));
+  }
+  if (norms.empty()) return torch::zeros({}, scale.options());
+  torch::Tensor norm = (norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2.0)) * scale;
+  torch::Tensor coef = torch::clamp(max_norm / (norm + 1e-6), c10::nullopt, 1.0) * scale;
+  for (const auto& p : params) {
+    if (p.grad().defined()) p.mutable_grad().mul_(coef);
+  }
+  return norm;
 }
 
 // Rank 0's file writes of a run; every other rank writes nothing.
@@ -393,10 +430,12 @@ struct RunFiles {
   }
 };
 
-// Restores the optimiser moments and the CPU generator of checkpoint directory `dir`.
-Status restore_optimizer_and_rng(const std::string& dir, torch::optim::Optimizer& optimizer) {
+// Restores the optimiser moments (onto `device`, whatever device wrote them) and the CPU generator
+// of checkpoint directory `dir`.
+Status restore_optimizer_and_rng(const std::string& dir, torch::optim::Optimizer& optimizer,
+                                 const torch::Device& device) {
   try {
-    torch::load(optimizer, path_join(dir, "optimizer.pt"));
+    torch::load(optimizer, path_join(dir, "optimizer.pt"), device);
     torch::Tensor rng;
     torch::load(rng, path_join(dir, "rng.pt"));
     set_cpu_rng_state(rng);
@@ -427,12 +466,21 @@ class Trainer {
   Status plan_steps();     // global batch, steps per epoch and in total; opens metrics.jsonl
   Status run_epoch();      // steps until the epoch ends, max_steps, or the after_step hook
   // One optimiser step over this rank's share of the global batch; true when it ended the epoch.
+  // The host reads the device once per step (whether the step counts: the non-finite guard and
+  // the gradient norm, as a GradScaler does); the losses stay on the device until log().
   StatusOr<bool> step(BatchPrefetcher& prefetch, const model::LossWeights& weights);
-  // Forward and backward of this rank's micro-batches of the step, skipping non-finite losses.
-  Status forward_backward(BatchPrefetcher& prefetch, const model::LossWeights& weights,
-                          StepStats* stats);
-  // Exchanges, rescales and clips the gradients, then the optimiser step (unless non-finite).
-  Status apply_gradients(double contributing);
+  // This rank's micro-batches of the step on the device, with their global positions.
+  Status next_micro_batches(BatchPrefetcher& prefetch);
+  // Forward and backward of the step's micro-batches but those in `left_out`; their StepSum
+  // rows [accum, kNumStepSums] (on the device) go to *rows.
+  void forward_backward(const model::LossWeights& weights, const std::vector<bool>& left_out,
+                        torch::Tensor* rows);
+  // Exchanges the step sums and the gradients over ranks, then rescales and clips them; returns
+  // the gradient norm (0-dim, on the device).
+  StatusOr<torch::Tensor> exchange_and_clip(torch::Tensor* sums);
+  // The optimiser step with the host's reading of the step (unless the gradient is non-finite).
+  void apply_gradients(double grad_norm);
+  void fold_device_sums();      // adds dev_acc_ to the host running sums and resets it
   void log(double aux_weight);  // one metrics row from the running sums, which it resets
   void evaluate();              // dev evaluation, written as a metrics row (rank 0 only)
   Status checkpoint();          // checkpoints/step-XXXXXXXX/ of the current step
@@ -455,6 +503,10 @@ class Trainer {
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   std::vector<torch::Tensor> params_;
   std::vector<uint32_t> window_len_;
+  std::vector<std::pair<int64_t, model::MorpheusBatch>> micro_;  // this step's, on the device
+  torch::Tensor bad_row_;  // [kNumStepSums] float64: the StepSum row of a non-finite micro-batch
+  torch::Tensor left_out_row_;   // [kNumStepSums] float64: the row of one left out after that
+  torch::Tensor dev_acc_;        // [kNumStepSums] float64: Σ of the step sums since the last fold
   int64_t accum_ = 0;            // micro-batches per rank and step
   int64_t per_step_ = 0;         // global batch, micro-batches
   int64_t usable_ = 0;           // micro-batches of an epoch that are used (the odd tail is not)
@@ -488,7 +540,8 @@ Status Trainer::setup_runtime() {
   torch::set_num_threads(static_cast<int>(threads_));
   if (world_ > 1) {
     MORPHEUS_ASSIGN_OR_RETURN(
-        dp_, DataParallel::join(options_.dist, options_.dist_options, device_.is_cuda()));
+        dp_, DataParallel::join(options_.dist, options_.dist_options,
+                                device_.is_cuda() ? static_cast<int>(device_.index()) : -1));
   }
   files_.main = rank_ == 0;
 
@@ -536,9 +589,16 @@ Status Trainer::init_model() {
   }
   module_->to(device_);
   module_->train();
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
+  std::vector<double> row(kNumStepSums, 0.0);
+  row[kSkipped] = 1;
+  left_out_row_ = torch::tensor(row, torch::kFloat64).to(device_);
+  row[kNonFinite] = 1;
+  bad_row_ = torch::tensor(row, torch::kFloat64).to(device_);
+  dev_acc_ = torch::zeros({kNumStepSums}, f64);
   optimizer_ = std::make_unique<torch::optim::AdamW>(parameter_groups(*module_, cfg_));
   if (!resume_dir.empty()) {
-    MORPHEUS_RETURN_IF_ERROR(restore_optimizer_and_rng(resume_dir, *optimizer_));
+    MORPHEUS_RETURN_IF_ERROR(restore_optimizer_and_rng(resume_dir, *optimizer_, device_));
   }
   params_ = module_->parameters();
   if (dp_) {
@@ -624,7 +684,7 @@ Status Trainer::run_epoch() {
                                    mcfg_.use_mlm ? mcfg_.mlm_weight : 0.0};
   BatchPrefetcher prefetch(data_.train, local,
                            static_cast<size_t>(state_.micro / per_step_ * accum_),
-                           mcfg_.max_word_len, cfg_.skip_chunks);
+                           mcfg_.max_word_len, cfg_.skip_chunks, /*pin_memory=*/device_.is_cuda());
   while (state_.micro + per_step_ <= usable_ && state_.step < total_steps_) {
     MORPHEUS_ASSIGN_OR_RETURN(const bool epoch_end, step(prefetch, weights));
     bar_->set(static_cast<uint64_t>(state_.step));
@@ -647,21 +707,37 @@ Status Trainer::run_epoch() {
 
 StatusOr<bool> Trainer::step(BatchPrefetcher& prefetch, const model::LossWeights& weights) {
   const auto t0 = Clock::now();
-  optimizer_->zero_grad();
-  StepStats stats;
-  MORPHEUS_RETURN_IF_ERROR(forward_backward(prefetch, weights, &stats));
+  MORPHEUS_RETURN_IF_ERROR(next_micro_batches(prefetch));
+  std::vector<bool> left_out(micro_.size(), false);
+  torch::Tensor sums, grad_norm;
+  std::vector<double> seen;  // contributing, skipped, non-finite, gradient norm (the one read)
+  // A micro-batch with a non-finite loss has poisoned the summed gradients: every rank redoes the
+  // step without such micro-batches (same seeds, same draws), once.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    optimizer_->zero_grad();
+    torch::Tensor rows;
+    forward_backward(weights, left_out, &rows);
+    sums = rows.sum(0);
+    MORPHEUS_ASSIGN_OR_RETURN(grad_norm, exchange_and_clip(&sums));
+    torch::Tensor read = torch::stack({sums[kContributing], sums[kSkipped], sums[kNonFinite],
+                                       grad_norm.to(torch::kFloat64)})
+                             .to(torch::kCPU);
+    seen.assign(read.data_ptr<double>(), read.data_ptr<double>() + read.numel());
+    if (seen[2] == 0) break;
+    const torch::Tensor bad = rows.select(1, kNonFinite).to(torch::kCPU).contiguous();
+    for (size_t a = 0; a < micro_.size(); ++a) {
+      if (bad.data_ptr<double>()[a] == 0) continue;
+      left_out[a] = true;
+      MORPHEUS_LOG(kWarning, "step ", state_.step, ": non-finite loss in micro-batch ",
+                   micro_[a].first, "; skipped");
+    }
+  }
   state_.micro += per_step_;
   state_.global_micro += per_step_;
-  MORPHEUS_RETURN_IF_ERROR(reduce_step_stats(dp_.get(), &stats));
-  state_.skipped += static_cast<int64_t>(stats.skipped);
-  if (stats.contributing > 0) MORPHEUS_RETURN_IF_ERROR(apply_gradients(stats.contributing));
-  state_.acc.total += stats.total;
-  state_.acc.aux += stats.aux;
-  state_.acc.sgns += stats.sgns;
-  state_.acc.ctr += stats.ctr;
-  state_.acc.mlm += stats.mlm;
-  state_.acc.micro += static_cast<int64_t>(stats.contributing);
-  state_.acc.words += static_cast<int64_t>(stats.words);
+  state_.skipped += static_cast<int64_t>(seen[1]);
+  dev_acc_.add_(sums);
+  if (seen[0] > 0) apply_gradients(seen[3]);
+  state_.acc.micro += static_cast<int64_t>(seen[0]);
   ++state_.step;
   state_.acc.steps += 1;
   state_.acc.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -673,56 +749,57 @@ StatusOr<bool> Trainer::step(BatchPrefetcher& prefetch, const model::LossWeights
   return epoch_end;
 }
 
-Status Trainer::forward_backward(BatchPrefetcher& prefetch, const model::LossWeights& weights,
-                                 StepStats* stats) {
+Status Trainer::next_micro_batches(BatchPrefetcher& prefetch) {
+  micro_.clear();
   for (int64_t a = 0; a < accum_; ++a) {
     model::MorpheusBatch cpu;
     if (!prefetch.next(&cpu)) return internal_error("batch plan ended early");
-    const int64_t micro_index = state_.global_micro + rank_ * accum_ + a;
-    if (cpu.char_ids.size(0) == 0) continue;
-    // Sampling of this micro-batch, the same on whichever rank computes it.
-    torch::manual_seed(micro_batch_seed(cfg_.seed, micro_index));
-    model::MorpheusBatch batch = cpu.to(device_);
-    model::LossOutput out = module_->compute_losses(batch, weights);
-    torch::Tensor total = out.total;
-    if (micro_index == options_.poison_micro_batch) total = total * std::nan("");
-    const double total_value = total.item<double>();
-    if (!std::isfinite(total_value)) {
-      stats->skipped += 1;
-      MORPHEUS_LOG(kWarning, "step ", state_.step, ": non-finite loss (aux ",
-                   out.aux.item<double>(), ", sgns ", out.sgns.item<double>(), ", ctr ",
-                   out.ctr.item<double>(), ", mlm ", out.mlm.item<double>(), "); micro-batch ",
-                   micro_index, " skipped");
-      continue;
-    }
-    (total / static_cast<double>(accum_)).backward();
-    stats->contributing += 1;
-    stats->total += total_value;
-    stats->aux += out.aux.item<double>();
-    stats->sgns += out.sgns.item<double>();
-    stats->ctr += out.ctr.item<double>();
-    stats->mlm += out.mlm.item<double>();
-    stats->words += static_cast<double>(cpu.char_ids.size(0));
+    micro_.emplace_back(state_.global_micro + rank_ * accum_ + a,
+                        cpu.to(device_, /*non_blocking=*/true));
   }
   return ok_status();
 }
 
-Status Trainer::apply_gradients(double contributing) {
+void Trainer::forward_backward(const model::LossWeights& weights, const std::vector<bool>& left_out,
+                               torch::Tensor* rows) {
+  std::vector<torch::Tensor> all;
+  for (size_t a = 0; a < micro_.size(); ++a) {
+    const auto& [micro_index, batch] = micro_[a];
+    const int64_t n = batch.char_ids.size(0);
+    if (n == 0) {
+      all.push_back(torch::zeros_like(bad_row_));
+      continue;
+    }
+    if (left_out[a]) {
+      all.push_back(left_out_row_);
+      continue;
+    }
+    // Sampling of this micro-batch, the same on whichever rank computes it.
+    torch::manual_seed(micro_batch_seed(cfg_.seed, micro_index));
+    model::LossOutput out = module_->compute_losses(batch, weights);
+    torch::Tensor total = out.total;
+    if (micro_index == options_.poison_micro_batch) total = total * std::nan("");
+    (total / static_cast<double>(accum_)).backward();
+    all.push_back(micro_batch_row(out, total.detach(), n, bad_row_));
+  }
+  *rows = torch::stack(all);
+}
+
+StatusOr<torch::Tensor> Trainer::exchange_and_clip(torch::Tensor* sums) {
   if (dp_) {
+    MORPHEUS_RETURN_IF_ERROR(dp_->all_reduce_sum(*sums));
     MORPHEUS_RETURN_IF_ERROR(dp_->sync_gradients());
     state_.acc.exchange_seconds += dp_->last_exchange().seconds;
   }
   // Σ over ranks of Σ_micro ∇loss / accum → the mean over contributing micro-batches.
-  const double scale = static_cast<double>(accum_) / contributing;
-  if (scale != 1.0) {
-    torch::NoGradGuard no_grad;
-    for (auto& p : params_) {
-      if (p.grad().defined()) p.grad().mul_(scale);
-    }
-  }
+  const torch::Tensor scale =
+      (static_cast<double>(accum_) / (*sums)[kContributing].clamp_min(1.0)).to(torch::kFloat);
   const double max_norm =
       cfg_.grad_clip > 0 ? cfg_.grad_clip : std::numeric_limits<double>::infinity();
-  const double grad_norm = torch::nn::utils::clip_grad_norm_(params_, max_norm);
+  return scale_and_clip_gradients(params_, scale, max_norm);
+}
+
+void Trainer::apply_gradients(double grad_norm) {
   if (std::isfinite(grad_norm)) {
     set_learning_rate(*optimizer_, cfg_.lr * lr_multiplier(state_.step, total_steps_,
                                                            cfg_.warmup_steps, cfg_.lr_min_ratio));
@@ -731,10 +808,22 @@ Status Trainer::apply_gradients(double contributing) {
   } else {
     MORPHEUS_LOG(kWarning, "step ", state_.step, ": non-finite gradient norm; step skipped");
   }
-  return ok_status();
+}
+
+void Trainer::fold_device_sums() {
+  const torch::Tensor cpu = dev_acc_.to(torch::kCPU);
+  const double* v = cpu.data_ptr<double>();
+  state_.acc.total += v[kTotal];
+  state_.acc.aux += v[kAux];
+  state_.acc.sgns += v[kSgns];
+  state_.acc.ctr += v[kCtr];
+  state_.acc.mlm += v[kMlm];
+  state_.acc.words += static_cast<int64_t>(v[kWords]);
+  dev_acc_.zero_();
 }
 
 void Trainer::log(double aux_weight) {
+  fold_device_sums();
   const Accumulator& acc = state_.acc;
   const double m = std::max<double>(1, static_cast<double>(acc.micro));
   const double steps = std::max<double>(1, static_cast<double>(acc.steps));
@@ -775,6 +864,7 @@ void Trainer::evaluate() {
 }
 
 Status Trainer::checkpoint() {
+  fold_device_sums();  // the running sums go into trainer_state.json
   return save_training_state(options_.out_dir, module_, *optimizer_, state_, config_,
                              options_.data_dir);
 }

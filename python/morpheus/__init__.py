@@ -36,11 +36,13 @@ def model_server_binary():
 class Tokenizer(_tokenizer.Tokenizer):
     __doc__ = _tokenizer.Tokenizer.__doc__
 
-    def __init__(self, path, model_server=None, cache=1 << 20, self_test=True, cache_file=None):
+    def __init__(
+        self, path, model_server=None, cache=1 << 20, self_test=True, cache_file=None, device="cpu"
+    ):
         if model_server is None:
             model_server = model_server_binary()
         cache_file = "" if cache_file is None else _os.fspath(cache_file)
-        super().__init__(_os.fspath(path), model_server, cache, self_test, cache_file)
+        super().__init__(_os.fspath(path), model_server, cache, self_test, cache_file, device)
 
 
 class Index:

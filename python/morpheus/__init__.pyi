@@ -18,6 +18,7 @@ class Tokenizer(_Tokenizer):
         cache: int = 1048576,
         self_test: bool = True,
         cache_file: Optional[Union[str, "PathLike[str]"]] = None,
+        device: str = "cpu",
     ) -> None: ...
 
 class Index:

@@ -70,6 +70,32 @@ head -c 128 "$dir/e.npy" | grep -aq "'shape': (3, " || fail "npy shape"
   fail "embed --device auto"
 cmp -s "$dir/e.npy" "$dir/e_auto.npy" || fail "embed --device auto differs from cpu on a CPU machine"
 head -1 "$dir/e.vec" | grep -q '^3 [0-9]*$' || fail "vec header"
+# --device of export and of the model behind encode/segment: auto is the CPU on a machine without
+# CUDA (the same table, the same ids); cuda works where LibTorch sees a GPU, else a clear error.
+"$m" export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok_auto" \
+  --vocab-size 2000 --min-count 1 --device auto 2> /dev/null || fail "export --device auto"
+if "$m" device --device cuda > /dev/null 2>&1; then has_cuda=1; else has_cuda=0; fi
+if [ $has_cuda = 0 ]; then
+  cmp -s "$dir/tok/segments.bin" "$dir/tok_auto/segments.bin" ||
+    fail "export --device auto differs from cpu on a CPU machine"
+fi
+printf 'Zqxwvzqxw kitaplarımızdan\n' > "$dir/new"
+"$m" encode --model "$dir/tok" --device cpu "$dir/new" > "$dir/new_cpu" || fail "encode --device cpu"
+"$m" encode --model "$dir/tok" --device auto "$dir/new" > "$dir/new_auto" ||
+  fail "encode --device auto"
+[ $has_cuda = 1 ] || cmp -s "$dir/new_cpu" "$dir/new_auto" ||
+  fail "encode --device auto differs from cpu on a CPU machine"
+if [ $has_cuda = 0 ]; then
+  "$m" encode --model "$dir/tok" --device cuda "$dir/new" > /dev/null 2> "$dir/err" &&
+    fail "encode --device cuda accepted without CUDA"
+  grep -q "CUDA is not available" "$dir/err" || { cat "$dir/err"; fail "no CUDA message"; }
+  "$m" export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok_cuda" \
+    --device cuda > /dev/null 2> "$dir/err" && fail "export --device cuda accepted without CUDA"
+  grep -q "CUDA is not available" "$dir/err" || { cat "$dir/err"; fail "no CUDA message (export)"; }
+else
+  printf 'zqxwvzqxw\n' | "$m" segment --model "$dir/tok" --device cuda - > /dev/null ||
+    fail "segment --device cuda"
+fi
 "$m" neighbors --model "$dir/tok" --query evler -k 2 > "$dir/nb" || fail neighbors
 [ "$(wc -l < "$dir/nb")" = 2 ] || { cat "$dir/nb"; fail "neighbors count"; }
 # neighbors --index: the vectors of `embed` are the candidates (nothing re-embedded); the same

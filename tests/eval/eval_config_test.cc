@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // EvalConfig: configs/eval.json loads to the values the pipeline has always used; struct defaults
-// are the only defaults; unknown keys, type changes and bad values are clear errors.
+// are the only defaults; {run_dir} and {shared_data} substitution; unknown keys, type changes and
+// bad values are clear errors.
 #include "eval/eval_config.h"
 
 #include <gtest/gtest.h>
@@ -31,7 +32,7 @@ StatusOr<EvalConfig> load_with(const std::vector<std::string>& sets) {
 }
 
 TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
-  auto c = load_with({});
+  auto c = load_with({"run_dir=runs/main"});
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   const std::string shared = expected_shared();
   EXPECT_EQ(c->gold.mc2010, shared + "/gold/mc2010_tur_trainset.tsv");
@@ -40,13 +41,6 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   EXPECT_EQ(c->training_text, "runs/main/unsup/prepare/corpus.txt");
   EXPECT_EQ(c->split, "report");
   EXPECT_EQ(c->part(), GoldPart::kReport);
-  // Every tuning note of the file is kept, in order.
-  StatusOr<std::string> raw = read_file(path_join(testing::source_dir(), "configs/eval.json"));
-  ASSERT_TRUE(raw.ok()) << raw.status().to_string();
-  const nlohmann::json notes = nlohmann::json::parse(*raw).at("tuning");
-  ASSERT_EQ(c->tuning.size(), notes.size());
-  EXPECT_EQ(c->tuning.front(), notes.front().get<std::string>());
-  EXPECT_EQ(c->tuning.back(), notes.back().get<std::string>());
   EXPECT_EQ(c->speed.warm_runs, 3u);
   EXPECT_EQ(c->speed.max_chars, 0u);
   EXPECT_EQ(c->embeddings.min_family_forms, 3u);
@@ -58,7 +52,10 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   ASSERT_EQ(c->systems.size(), 16u);
   EXPECT_EQ(c->systems[0].name, "morpheus");
   EXPECT_EQ(c->systems[0].published, "morpheus");
+  EXPECT_EQ(c->systems[0].artifact, "runs/main/tokenizer/tokenizer.json");
   EXPECT_EQ(c->systems[0].table_words, "runs/main/types.tsv");
+  EXPECT_EQ(c->systems[0].segment,
+            "build/dev/tools/morpheus segment --model 'runs/main'/tokenizer {input}");
   EXPECT_FALSE(c->systems[0].supervision.empty());
   const auto hybrid = std::find_if(c->systems.begin(), c->systems.end(),
                                    [](const SystemSpec& s) { return s.name == "hybrid"; });
@@ -69,6 +66,74 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
                                  shell_quote(shared) + "/hybrid {input}");
   EXPECT_EQ(c->systems.back().name, "characters");
   EXPECT_EQ(c->systems.back().builtin, "characters");
+}
+
+TEST(EvalConfigTest, ConfigsEvalJsonNamesTheArtifactOfEverySystemThatReadsTheRunDir) {
+  StatusOr<nlohmann::json> raw =
+      load_json_file(path_join(testing::source_dir(), "configs/eval.json"));
+  ASSERT_TRUE(raw.ok()) << raw.status().to_string();
+  EXPECT_FALSE(raw->contains("tuning"));
+  size_t with_artifact = 0;
+  for (const nlohmann::json& system : raw->at("systems")) {
+    bool reads_run_dir = false;
+    for (const char* command : {"segment", "encode", "decode", "embed"}) {
+      reads_run_dir |= system.value(command, "").find("{run_dir}") != std::string::npos;
+    }
+    const std::string artifact = system.value("artifact", "");
+    EXPECT_EQ(reads_run_dir, !artifact.empty()) << system.at("name");
+    if (reads_run_dir) {
+      EXPECT_EQ(artifact.rfind("{run_dir}/", 0), 0u) << system.at("name");
+    }
+    with_artifact += !artifact.empty();
+  }
+  EXPECT_EQ(with_artifact, 12u);  // 3 Morpheus exports, 4 teachers, Morfessor, 4 baselines
+}
+
+TEST(EvalConfigTest, RunDirPlaceholderNeedsARunDir) {
+  auto c = load_with({});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("uses {run_dir} but no run directory is set"),
+            std::string::npos);
+  EXPECT_NE(c.status().hint().find("--run-dir"), std::string::npos);
+}
+
+TEST(EvalConfigTest, RunDirIsSubstitutedInPathsAndQuotedInCommands) {
+  const nlohmann::json j = {
+      {"run_dir", "my runs/x"},
+      {"training_text", "{run_dir}/corpus.txt"},
+      {"gold", {{"penn", "{run_dir}/penn.tsv"}}},
+      {"systems",
+       {{{"name", "a"},
+         {"artifact", "{run_dir}/tok/tokenizer.json"},
+         {"segment", "seg --model {run_dir}/tok --data {shared_data}/d {input}"}}}}};
+  auto c = eval_config_from_json(j);
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  EXPECT_EQ(c->training_text, "my runs/x/corpus.txt");
+  EXPECT_EQ(c->gold.penn, "my runs/x/penn.tsv");
+  EXPECT_EQ(c->systems[0].artifact, "my runs/x/tok/tokenizer.json");
+  EXPECT_EQ(c->systems[0].segment,
+            "seg --model 'my runs/x'/tok --data " + shell_quote(expected_shared()) + "/d {input}");
+}
+
+TEST(EvalConfigTest, UnknownSystemKeyIsAnError) {
+  auto s = parse_system(nlohmann::json{{"name", "x"}, {"segmnet", "cmd"}}, 2);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("systems[2]: unknown key 'segmnet'"), std::string::npos);
+  // Eval trains nothing: a setup command is no system key.
+  EXPECT_FALSE(parse_system(nlohmann::json{{"name", "x"}, {"setup", "make"}}, 0).ok());
+}
+
+TEST(EvalConfigTest, EncodeWithoutDecodeIsAnError) {
+  EXPECT_FALSE(parse_system(nlohmann::json{{"name", "x"}, {"encode", "cat"}}, 0).ok());
+  EXPECT_FALSE(parse_system(nlohmann::json{{"segment", "cat"}}, 0).ok());
+}
+
+TEST(EvalConfigTest, UnknownTopLevelKeyIsRejectedByResolution) {
+  auto c = resolve_config(eval_config_defaults(), {}, {"gold.bogus=1"});
+  EXPECT_FALSE(c.ok());
+  auto ok = resolve_config(eval_config_defaults(), {}, {"speed.warm_runs=1"});
+  EXPECT_TRUE(ok.ok());
 }
 
 TEST(EvalConfigTest, DefaultsComeFromTheStructs) {
@@ -96,11 +161,11 @@ TEST(EvalConfigTest, MistypedKeysAndValuesAreClearErrors) {
   auto wrong_type = eval_config_from_json(nlohmann::json{{"speed", {{"warm_runs", "3"}}}});
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_NE(wrong_type.status().message().find("speed.warm_runs"), std::string::npos);
-  auto split = load_with({"split=tunee"});
+  auto split = load_with({"run_dir=runs/main", "split=tunee"});
   ASSERT_FALSE(split.ok());
   EXPECT_EQ(split.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(split.status().message().find("unknown gold part 'tunee'"), std::string::npos);
-  auto folds = load_with({"embeddings.probe_folds=1"});
+  auto folds = load_with({"run_dir=runs/main", "embeddings.probe_folds=1"});
   ASSERT_FALSE(folds.ok());
   EXPECT_NE(folds.status().message().find("embeddings.probe_folds must be ≥ 2"), std::string::npos);
   auto system = eval_config_from_json(

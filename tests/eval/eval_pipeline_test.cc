@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The eval pipeline end to end on tiny gold files with a test-only awk segmenter, a `cat` codec,
-// a failing system and a ready segmentation file; plus config and command-template validation.
+// a failing system and a ready segmentation file; the {run_dir} artifacts; the report's notes.
 #include "eval/eval_pipeline.h"
 
 #include <gtest/gtest.h>
@@ -12,33 +12,6 @@
 
 namespace morpheus::eval {
 namespace {
-
-TEST(EvalConfigTest, UnknownSystemKeyIsAnError) {
-  auto s = parse_system(nlohmann::json{{"name", "x"}, {"segmnet", "cmd"}}, 2);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("systems[2]: unknown key 'segmnet'"), std::string::npos);
-}
-
-TEST(EvalConfigTest, EncodeWithoutDecodeIsAnError) {
-  EXPECT_FALSE(parse_system(nlohmann::json{{"name", "x"}, {"encode", "cat"}}, 0).ok());
-  EXPECT_FALSE(parse_system(nlohmann::json{{"segment", "cat"}}, 0).ok());
-}
-
-TEST(EvalConfigTest, UnknownTopLevelKeyIsRejectedByResolution) {
-  auto c = resolve_config(eval_config_defaults(), {}, {"gold.bogus=1"});
-  EXPECT_FALSE(c.ok());
-  auto ok = resolve_config(eval_config_defaults(), {}, {"speed.warm_runs=1"});
-  EXPECT_TRUE(ok.ok());
-}
-
-TEST(ExpandCommandTest, QuotesValuesAndRejectsUnknownPlaceholders) {
-  auto cmd = expand_command("seg {input} -o {output}", {{"input", "a b.txt"}, {"output", "it's"}});
-  ASSERT_TRUE(cmd.ok());
-  EXPECT_EQ(*cmd, "seg 'a b.txt' -o 'it'\\''s'");
-  auto bad = expand_command("seg {inptu}", {{"input", "x"}});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("{inptu}"), std::string::npos);
-}
 
 // Runs the tiny config from the source directory (its paths are relative to the repo root).
 class EvalPipelineTest : public ::testing::Test {
@@ -105,15 +78,12 @@ TEST_F(EvalPipelineTest, TinyConfigProducesEveryTableWithNaRowsForFailures) {
   EXPECT_TRUE(file_exists(path_join(out, "report.md")));
   EXPECT_TRUE(file_exists(path_join(out, "figures/morphscore_ud.png")));
   EXPECT_TRUE(file_exists(path_join(out, "figures/pca_awk-suffix.png")));
-}
-
-TEST_F(EvalPipelineTest, MissingGoldFileIsAnErrorNamingIt) {
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"},
-                               {"gold.mc2010=tests/data/eval/no_such.tsv"});
-  ASSERT_TRUE(config.ok());
-  Status s = run_eval(*config, testing::make_temp_dir("eval"));
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("no_such.tsv"), std::string::npos);
+  // One note points to where the tuning choices are written down.
+  size_t tuning_notes = 0;
+  for (const auto& note : (*report)["notes"]) {
+    tuning_notes += note.get<std::string>().find("docs/results.md") != std::string::npos;
+  }
+  EXPECT_EQ(tuning_notes, 1u);
 }
 
 // Runs the tiny config with extra --set values; returns report.json.
@@ -239,25 +209,61 @@ TEST_F(EvalPipelineTest, MissingPublishedFiguresFileIsAnErrorNamingIt) {
   EXPECT_NE(s.message().find("tests/data/eval/no_figures.json"), std::string::npos);
 }
 
-TEST_F(EvalPipelineTest, TablesFollowTheRegistryOrder) {
-  const nlohmann::json report = run_tiny({});
-  std::vector<std::string> ids;
-  for (const auto& t : report["tables"]) ids.push_back(t["id"].get<std::string>());
-  const std::vector<std::string> expected = {"segmentation_coverage",
-                                             "morphscore_ud",
-                                             "morphscore_v1",
-                                             "boundary_mc2010",
-                                             "boundary_ud",
-                                             "boundary_penn",
-                                             "sigmorphon",
-                                             "surface_fidelity",
-                                             "lexicon",
-                                             "roundtrip",
-                                             "speed",
-                                             "retrieval",
-                                             "same_root_auc",
-                                             "probes"};
-  EXPECT_EQ(ids, expected);
+// A run directory with a ready segmentation file as its one artifact, and a training text.
+std::string make_run_dir() {
+  const std::string dir = testing::make_temp_dir("run_dir");
+  EXPECT_TRUE(make_dirs(path_join(dir, "unsup/prepare")).ok());
+  EXPECT_TRUE(
+      write_file_atomic(path_join(dir, "unsup/prepare/corpus.txt"), "Evlerde kitap.\n").ok());
+  EXPECT_TRUE(write_file_atomic(path_join(dir, "seg.tsv"), "evlerde\tev lerde\n").ok());
+  return dir;
+}
+
+// The tiny config's gold with one system reading its segmentations from {run_dir}.
+nlohmann::json run_dir_config() {
+  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, {});
+  EXPECT_TRUE(config.ok()) << config.status().to_string();
+  if (!config.ok()) return nlohmann::json();
+  (*config)["training_text"] = "{run_dir}/unsup/prepare/corpus.txt";
+  (*config)["systems"] = nlohmann::json::array();
+  (*config)["systems"].push_back({{"name", "from-run"},
+                                  {"artifact", "{run_dir}/seg.tsv"},
+                                  {"segment", "cat {run_dir}/seg.tsv"}});
+  return *config;
+}
+
+TEST_F(EvalPipelineTest, SystemsReadTheirArtifactsFromTheRunDir) {
+  const std::string run_dir = make_run_dir();
+  nlohmann::json config = run_dir_config();
+  config["run_dir"] = run_dir;
+  const std::string out = testing::make_temp_dir("eval");
+  Status s = run_eval(config, out);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  auto report = load_json_file(path_join(out, "report.json"));
+  ASSERT_TRUE(report.ok());
+  const nlohmann::json* row = find_row(*report, "boundary_mc2010", "from-run");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ((*row)["n"], 1);                   // evlerde, the one word its file segments
+  EXPECT_EQ((*row)["values"]["n_seen"], 1.0);  // seen in {run_dir}'s training text
+}
+
+TEST_F(EvalPipelineTest, MissingArtifactStopsBeforeAnySystemRuns) {
+  const std::string run_dir = make_run_dir();
+  nlohmann::json config = run_dir_config();
+  config["run_dir"] = run_dir;
+  config["systems"][0]["artifact"] = "{run_dir}/tokenizer/tokenizer.json";
+  const std::string out = path_join(testing::make_temp_dir("eval"), "eval");
+  Status s = run_eval(config, out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("from-run needs " + path_join(run_dir, "tokenizer/tokenizer.json")),
+            std::string::npos);
+  EXPECT_NE(s.hint().find("scripts/main.sh"), std::string::npos);
+  EXPECT_FALSE(file_exists(out));  // nothing ran, nothing was written
+  config.erase("run_dir");
+  Status unset = run_eval(config, out);
+  ASSERT_FALSE(unset.ok());
+  EXPECT_NE(unset.message().find("uses {run_dir}"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "core/file_util.h"
 #include "tests/model/model_test_util.h"
 #include "tests/support/test_support.h"
@@ -29,6 +31,42 @@ TEST(CheckpointTest, RoundTripIsBitExact) {
   ASSERT_TRUE(inference.ok());
   EXPECT_TRUE(torch::equal(inference.value()->segment_encoder->char_scorer->weight,
                            a->model->segment_encoder->char_scorer->weight));
+}
+
+// Every device this machine has (the CPU, and the first GPU where LibTorch sees one).
+std::vector<torch::Device> available_devices() {
+  std::vector<torch::Device> devices{torch::kCPU};
+  if (torch::cuda::is_available()) devices.emplace_back(torch::kCUDA, 0);
+  return devices;
+}
+
+TEST(CheckpointTest, LoadsOntoTheRequestedDeviceWhateverWroteIt) {
+  for (const torch::Device& writer : available_devices()) {
+    torch::manual_seed(17);
+    const std::string dir = path_join(morpheus::testing::make_temp_dir("ckpt_dev"), "run");
+    MorpheusWithHeads a(testing::tiny_test_config());
+    a->to(writer);
+    ASSERT_TRUE(save_checkpoint(dir, a).ok());
+    // The archive names no device but the CPU, so a reader without the writer's GPU loads it.
+    torch::serialize::InputArchive archive, sgns, table;
+    archive.load_from(path_join(dir, "model.pt"));
+    torch::Tensor stored;
+    ASSERT_TRUE(archive.try_read("sgns", sgns) && sgns.try_read("context_embedding", table) &&
+                table.try_read("weight", stored));
+    EXPECT_TRUE(stored.device().is_cpu()) << "written from " << writer;
+    for (const torch::Device& reader : available_devices()) {
+      StatusOr<MorpheusWithHeads> b = load_checkpoint(dir, reader);
+      ASSERT_TRUE(b.ok()) << b.status().message();
+      for (const auto& item : a->named_parameters()) {
+        const torch::Tensor& p = b.value()->named_parameters()[item.key()];
+        EXPECT_EQ(p.device(), reader) << item.key();
+        EXPECT_TRUE(torch::equal(p.cpu(), item.value().cpu())) << item.key();
+      }
+      StatusOr<Morpheus> inference = load_inference_checkpoint(dir, reader);
+      ASSERT_TRUE(inference.ok()) << inference.status().message();
+      EXPECT_EQ(inference.value()->segment_encoder->char_scorer->weight.device(), reader);
+    }
+  }
 }
 
 TEST(CheckpointTest, MissingDirectoryIsNotFound) {

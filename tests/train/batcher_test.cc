@@ -188,7 +188,7 @@ TEST(BatcherTest, WordsLongerThanTheModelAllowsAreRejected) {
 TEST(BatchPrefetcherTest, YieldsThePlanInOrderFromTheFirstBatch) {
   const CacheReader cache = batcher_cache();
   const EpochPlan plan{{2}, {0, 1}, {1}, {0}};
-  BatchPrefetcher prefetcher(cache, plan, 1, 32, false, 1);
+  BatchPrefetcher prefetcher(cache, plan, 1, 32, false, /*pin_memory=*/false, 1);
   for (size_t k = 1; k < plan.size(); ++k) {
     model::MorpheusBatch got;
     ASSERT_TRUE(prefetcher.next(&got)) << "batch " << k;
@@ -213,7 +213,7 @@ TEST(BatchPrefetcherTest, StopsWhenDestroyedBeforeThePlanIsConsumed) {
   const CacheReader cache = batcher_cache();
   const EpochPlan plan = plan_sequential(3, 1, 0);
   for (size_t consumed = 0; consumed <= 2; ++consumed) {
-    BatchPrefetcher prefetcher(cache, plan, 0, 32, false, 1);
+    BatchPrefetcher prefetcher(cache, plan, 0, 32, false, /*pin_memory=*/false, 1);
     model::MorpheusBatch got;
     for (size_t k = 0; k < consumed; ++k) ASSERT_TRUE(prefetcher.next(&got));
   }  // the destructor joins the builder thread, which is blocked on a full queue

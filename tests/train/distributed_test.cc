@@ -305,7 +305,7 @@ std::vector<std::vector<torch::Tensor>> exchange_in_threads(
     DistOptions options;
     options.timeout_s = 30;
     options.sparse_embeddings = sparse;
-    auto dp = DataParallel::join(env, options, false);
+    auto dp = DataParallel::join(env, options, /*cuda_device=*/-1);
     ASSERT_TRUE(dp.ok()) << dp.status().to_string();
     std::vector<torch::Tensor> params;
     for (const auto& g : grads[static_cast<size_t>(rank)]) {

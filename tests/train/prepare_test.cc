@@ -264,29 +264,6 @@ TEST(PrepareTest, DevSplitIsSeededAndDisjoint) {
   EXPECT_EQ(dev->num_windows(), 1u);
 }
 
-TEST(PrepareTest, ConfigTakesOnlyThePrepareSection) {
-  const std::string dir = testing::make_temp_dir("prepcfg");
-  const std::string file = path_join(dir, "c.json");
-  ASSERT_TRUE(
-      write_file_atomic(file, R"({"model": {"anything": 1}, "prepare": {"seed": 7}})").ok());
-  nlohmann::json resolved;
-  StatusOr<PrepareConfig> c =
-      load_prepare_config({file}, {"prepare.word_vocab_size=500"}, &resolved);
-  ASSERT_TRUE(c.ok()) << c.status().to_string();
-  EXPECT_EQ(c->seed, 7u);
-  EXPECT_EQ(c->word_vocab_size, 500u);
-  EXPECT_EQ(c->max_word_chars, 30u);
-  EXPECT_FALSE(resolved.contains("model"));
-
-  ASSERT_TRUE(write_file_atomic(file, R"({"prepare": {"sead": 7}})").ok());
-  StatusOr<PrepareConfig> typo = load_prepare_config({file}, {});
-  ASSERT_FALSE(typo.ok());
-  EXPECT_NE(typo.status().message().find("sead"), std::string::npos);
-  EXPECT_FALSE(load_prepare_config({}, {"model.dim=3"}).ok());
-  EXPECT_FALSE(load_prepare_config({}, {"prepare.max_word_chars=40"}).ok());
-  EXPECT_FALSE(load_prepare_config({}, {"prepare.morfessor_dampening=sqrt"}).ok());
-}
-
 TEST(PrepareTest, ReadsMorphoChallengeGold) {
   const std::string path = testing::shared_data_file("gold/mc2010_tur_trainset.tsv");
   MORPHEUS_REQUIRE_DATA(path, "gold/mc2010_tur_trainset.tsv");

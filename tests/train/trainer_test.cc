@@ -221,6 +221,25 @@ TEST(TrainerTest, NanMicroBatchIsSkippedWithoutLosingItsPartner) {
   EXPECT_EQ(rows[1]["micro_batches"], 2);
 }
 
+TEST(TrainerTest, NanMicroBatchLeavesTheWeightsFinite) {
+  TrainOptions options;
+  options.data_dir = make_data_dir("nan_finite_data");
+  options.out_dir = testing::make_temp_dir("nan_finite_run");
+  options.device = "cpu";
+  options.config = tiny_config({"train.max_steps=2"});
+  options.poison_micro_batch = 0;  // the first micro-batch: its NaN reaches the summed gradient
+  ASSERT_TRUE(run_training(options).ok());
+  auto model = model::load_inference_checkpoint(options.out_dir + "/final");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  for (const auto& item : (*model)->named_parameters()) {
+    EXPECT_TRUE(torch::isfinite(item.value()).all().item<bool>()) << item.key();
+  }
+  const auto rows = read_rows(options.out_dir + "/metrics.jsonl");
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0]["micro_batches"], 1);
+  EXPECT_TRUE(std::isfinite(rows[0]["grad_norm"].get<double>()));
+}
+
 TEST(TrainerTest, ResumeWithoutCheckpointIsAClearError) {
   TrainOptions options;
   options.data_dir = make_data_dir("noresume_data");
