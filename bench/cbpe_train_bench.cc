@@ -19,6 +19,7 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "tokenizer/cbpe/cbpe_model.h"
+#include "tokenizer/segment_table.h"
 
 namespace {
 
@@ -54,7 +55,7 @@ ChildResult run_cbpe(const std::string& corpus, const std::string& boundaries, s
     std::shared_ptr<const morpheus::tokenizer::Segmenter> bounds;
     if (!boundaries.empty()) {
       config.boundaries = "file";
-      auto table = morpheus::tokenizer::cbpe::SegmentationTable::load(boundaries);
+      auto table = morpheus::tokenizer::TableSegmenter::load(boundaries);
       if (!table.ok()) {
         std::fprintf(stderr, "%s\n", table.status().to_string().c_str());
         _exit(1);

@@ -4,7 +4,8 @@
 // rate and tokens per word of both hybrid modes on a sentence file (Kenet dev by default).
 //   hybrid_encode_bench [--corpus FILE] [--lexicon DIR] [--sentences FILE] [--vocab-size N]
 //                       [--train-lines N] [--passes N]
-// Torch-free: SentencePiece may live in this process (DESIGN.md §5.6).
+// Torch-free: SentencePiece may live in this process (it never shares one with LibTorch, whose
+// protobuf clashes with its own).
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 

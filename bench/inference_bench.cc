@@ -19,7 +19,7 @@
 #include "core/file_util.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
-#include "infer/neural_tokenizer.h"
+#include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"

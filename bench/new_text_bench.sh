@@ -2,7 +2,7 @@
 # new_text_bench.sh: `morpheus encode` of text the tokenizer has never seen, next to
 # `morpheus-spm encode` in the same run. The npm corpus is split by line (even lines held apart);
 # a tokenizer is exported from CHECKPOINT with the word types of the odd lines only, so about
-# 45 % of the held-apart lines' distinct letter runs miss its segmentation table; the input is
+# 45 % of the held-apart lines' distinct letter runs miss its segment table; the input is
 # the held-apart lines, 4 shuffled copies (≈ 12 MB). Timed (wall, end to end, process start-up
 # included), each twice: spm; morpheus cold (no cache: every miss through the model), also with
 # --workers 2; morpheus with --cache-file, first run (fills the cache) and second run (reads it),

@@ -3,7 +3,7 @@
 //   * cold segmentation: every distinct letter run of the corpus through the model (no cache)
 //   * process start-up: the torch-free `morpheus` front, `morpheus-torch` (LibTorch), morpheus-spm
 //   * encode: `morpheus encode` end to end, run twice (the second = warm OS caches), with the
-//     segmentation table of the exported word types (the corpus's own), next to
+//     segment table of the exported word types (the corpus's own), next to
 //     `morpheus-spm encode`, and in process
 //   * decode: words/s of `morpheus decode` and in process, next to `morpheus-spm decode`
 // The model is randomly initialised with the paper configuration (same size and cost as a
@@ -27,7 +27,8 @@
 #include "core/status.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
-#include "infer/neural_tokenizer.h"
+#include "infer/export.h"
+#include "infer/tokenizer_model.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "tokenizer/pretokenizer.h"
@@ -143,16 +144,16 @@ struct InProcessSpeed {
 // In process: warm encode (second pass) and decode of the tokenizer under `tok`.
 morpheus::StatusOr<InProcessSpeed> bench_in_process(const std::string& tok, const Corpus& corpus) {
   using namespace morpheus;
-  auto loaded = infer::NeuralTokenizer::load(tok);
+  auto loaded = infer::load_with_model(tok);
   if (!loaded.ok()) return loaded.status();
-  const infer::NeuralTokenizer& t = **loaded;
+  const tokenizer::Tokenizer& t = **loaded;
   const std::vector<std::string>& lines = corpus.lines;
   std::vector<std::vector<int32_t>> ids(lines.size());
   MORPHEUS_RETURN_IF_ERROR(t.prefetch(lines));
-  for (size_t i = 0; i < lines.size(); ++i) (void)t.encode(lines[i], &ids[i]);
+  for (size_t i = 0; i < lines.size(); ++i) (void)t.encode(lines[i], &ids[i], false);
   for (auto& v : ids) v.clear();
   auto t0 = Clock::now();
-  for (size_t i = 0; i < lines.size(); ++i) (void)t.encode(lines[i], &ids[i]);
+  for (size_t i = 0; i < lines.size(); ++i) (void)t.encode(lines[i], &ids[i], false);
   const double enc = seconds_since(t0);
   InProcessSpeed speed;
   speed.warm_chars_per_s = static_cast<double>(corpus.chars) / enc;
@@ -160,7 +161,7 @@ morpheus::StatusOr<InProcessSpeed> bench_in_process(const std::string& tok, cons
   t0 = Clock::now();
   for (const auto& v : ids) {
     back.clear();
-    (void)t.codec().decode(v, &back);
+    (void)t.decode(v, &back);
   }
   const double dec = seconds_since(t0);
   speed.decode_words_per_s = static_cast<double>(corpus.words) / dec;
@@ -168,7 +169,7 @@ morpheus::StatusOr<InProcessSpeed> bench_in_process(const std::string& tok, cons
       "in-process (1 thread): warm encode %.2f M chars/s; decode %.2f M words/s; model loaded: "
       "%s (table runs %zu)\n",
       speed.warm_chars_per_s / 1e6, speed.decode_words_per_s / 1e6,
-      t.tokenizer().model_created() ? "yes" : "no", t.tokenizer().table().size());
+      t.model_created() ? "yes" : "no", t.table().size());
   return speed;
 }
 

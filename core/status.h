@@ -25,7 +25,7 @@ enum class StatusCode {
 // "INVALID_ARGUMENT", "NOT_FOUND", ...
 const char* status_code_name(StatusCode code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message, std::string hint = {})
@@ -74,7 +74,7 @@ inline Status internal_error(std::string msg, std::string hint = {}) {
 
 // Holds either a value or a non-OK Status.
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
   StatusOr(const Status& status) : status_(status) {  // NOLINT(google-explicit-constructor)
     if (status_.ok()) status_ = internal_error("StatusOr constructed from an OK status");

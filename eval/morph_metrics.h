@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Segmentation metrics of the reference (morpheus_pipeline.md §4): MorphScore (§4.1),
-// SIGMORPHON lemma-prefix / root-in-segments (§4.3), surface fidelity (§4.4), and fertility with
-// %TR / %Pure on letter tokens (§4.5, corrected per §7.5 item 25).
+// Segmentation metrics of the reference implementation: MorphScore,
+// SIGMORPHON lemma-prefix / root-in-segments, surface fidelity, and fertility with
+// %TR / %Pure on letter tokens (letter tokens only, for every tokenizer: the reference's Morpheus
+// dropped punctuation, which inflated its purity and lowered its fertility).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The reference paper's published figures (morpheus_pipeline.md §5), printed by the report in
+// The reference paper's published figures (its results section), printed by the report in
 // its "paper §5.x" columns. They are data, kept in eval/published_figures.json:
 //   {"about": "...", "tables": {"<table id>": {"<published system name>": <number>, ...}, ...}}
 #pragma once

@@ -2,18 +2,22 @@
 #include "infer/model_server.h"
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
-#include "infer/neural_tokenizer.h"
+#include "core/file_util.h"
+#include "core/json_config.h"
+#include "infer/tokenizer_model.h"
 #include "tokenizer/model_client.h"
 
 namespace morpheus::infer {
 
 Status run_model_server(const std::string& dir, const NeuralSegmenterOptions& options) {
-  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(dir, false, options);
-  return tokenizer::serve_model([&tok]() -> StatusOr<tokenizer::Segmenter*> {
-    if (!tok.ok()) return tok.status();
-    MORPHEUS_RETURN_IF_ERROR((*tok)->segmenter().status());
-    return (*tok)->tokenizer().model();
+  std::unique_ptr<NeuralSegmenter> model;
+  return tokenizer::serve_model([&]() -> StatusOr<tokenizer::Segmenter*> {
+    MORPHEUS_ASSIGN_OR_RETURN(const nlohmann::json config,
+                              load_json_file(path_join(dir, "tokenizer.json")));
+    MORPHEUS_ASSIGN_OR_RETURN(model, load_model_segmenter(dir, config, options));
+    return model.get();
   });
 }
 

@@ -12,9 +12,9 @@
 
 namespace morpheus::infer {
 
-// Loads the model of the tokenizer directory `dir` (checksums, model self-test) with `options`,
-// greets the client (READY, or ERROR with the load error, which is also returned) and answers
-// requests until stdin ends.
+// Loads the model of the tokenizer directory `dir` (checksums; the client runs the model
+// self-test and the root snap) with `options`, greets the client (READY, or ERROR with the load
+// error, which is also returned) and answers requests with the model's pieces until stdin ends.
 Status run_model_server(const std::string& dir, const NeuralSegmenterOptions& options);
 
 }  // namespace morpheus::infer

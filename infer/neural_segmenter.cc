@@ -18,7 +18,6 @@
 #include "core/utf8.h"
 #include "model/linear.h"
 #include "model/packed_inference.h"
-#include "morph/root_snap.h"
 
 namespace morpheus::infer {
 
@@ -279,7 +278,6 @@ std::vector<std::vector<std::string>> NeuralSegmenter::segment_many(
       std::vector<std::string> pieces = pieces_from_cuts(chunk, resolved.at(chunk));
       for (std::string& p : pieces) out[w].push_back(std::move(p));
     }
-    if (options_.root_snap) out[w] = morph::snap_pieces(*options_.root_snap, std::move(out[w]));
   }
   return out;
 }

@@ -19,7 +19,6 @@
 #include "core/status.h"
 #include "model/char_vocab.h"
 #include "model/morpheus.h"
-#include "morph/root_lexicon.h"
 #include "tokenizer/segmenter.h"
 
 namespace morpheus::infer {
@@ -33,8 +32,6 @@ struct NeuralSegmenterOptions {
   // Hard boundary when p > threshold, for segmentation only (embeddings keep the model's
   // model.threshold); 0: the model's own.
   double threshold = 0;
-  // When set, every word's pieces get the root snap (morph/root_snap.h snap_pieces).
-  std::shared_ptr<const morph::RootLexicon> root_snap;
   // Where the model runs (model::resolve_device of --device auto|cpu|cuda[:N]); inputs are built
   // on the CPU and moved there, every result comes back to the CPU.
   torch::Device device = torch::kCPU;
@@ -48,7 +45,8 @@ struct NeuralSegmenterOptions {
   bool int8_calibrate = true;
 };
 
-// Registry name "morpheus-model" (tokenizer/segmenter.h; registered by infer/neural_tokenizer.h).
+// Registry name "morpheus-model" (tokenizer/segmenter.h; registered by infer/tokenizer_model.h).
+// Its pieces are the model's; the root snap is the tokenizer's next stage (tokenizer/tokenizer.h).
 class NeuralSegmenter : public tokenizer::Segmenter {
  public:
   // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case
@@ -72,7 +70,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   std::string name() const override { return "morpheus-model"; }
   // The model's boundary probability at every gap of each lower-cased word (aligned with
   // `words`; entry r − 1 is the gap after r code points, r in [1, length)), in float, uncached,
-  // before the threshold and the root snap; a gap between two chunks is 1 (always a cut).
+  // before the threshold; a gap between two chunks is 1 (always a cut).
   std::vector<std::vector<float>> boundary_probabilities(
       const std::vector<std::string>& words) const;
   // Smallest |logit − logit(threshold)| over the gaps of `word` (its chunks), computed alone:

@@ -4,7 +4,7 @@
 // with p_g the probability of gap g (between positions g and g+1) and row 0 (BOS) = one-hot(0).
 //   soft_membership(probs [N,T-1] float/double in [0,1], mask [N,T] bool true=valid, S)
 //     -> [N,T,S], rows of valid positions sum to 1, padded rows are 0.
-// One autograd function with the analytic backward of reference/morpheus_pipeline.md §7.2, as
+// One autograd function with the analytic backward of the reference implementation, as
 // tensor ops over [N,S] (any device) or as a fused CPU kernel (parallel over words on the
 // intra-op threads: each output element written once; only probs and mask are saved, the
 // backward recomputes each word's DP table in cache; the DP of a word stops at its last valid

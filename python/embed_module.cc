@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // morpheus._embed: word embeddings of a Morpheus tokenizer directory from Python (LibTorch), the
-// vectors `morpheus embed` writes: NeuralTokenizer::load (checksums, self-tests), its
+// vectors `morpheus embed` writes: infer::load_with_model (checksums, self-tests), its
 // NeuralSegmenter on the device of model::resolve_device (as train --device), embed_words
 // (embed/word_vectors.h).
 #include <pybind11/numpy.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "embed/word_vectors.h"
-#include "infer/neural_tokenizer.h"
+#include "infer/tokenizer_model.h"
 #include "model/runtime.h"
 #include "python/status_error.h"
 
@@ -35,8 +35,8 @@ class Embedder {
     infer::NeuralSegmenterOptions options;
     options.cache_capacity = 0;  // as `morpheus embed`
     options.device = resolved;
-    tok_ = value_or_raise(infer::NeuralTokenizer::load(path, true, options));
-    seg_ = value_or_raise(tok_->segmenter());
+    tok_ = value_or_raise(infer::load_with_model(path, options));
+    seg_ = value_or_raise(infer::neural_model(*tok_));
   }
 
   py::array_t<float> embed(const std::vector<std::string>& words) const {
@@ -57,7 +57,7 @@ class Embedder {
 
  private:
   size_t batch_size_;
-  std::unique_ptr<infer::NeuralTokenizer> tok_;
+  std::unique_ptr<tokenizer::Tokenizer> tok_;
   const infer::NeuralSegmenter* seg_ = nullptr;
 };
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// morpheus._tokenizer: the Morpheus tokenizer directory from Python, torch-free. The calls are
-// those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): TokenizerDir::prefetch sends
-// the letter runs the segmentation table lacks to the model in one call (the
+// morpheus._tokenizer: the Morpheus tokenizer (tokenizer/tokenizer.h) from Python, torch-free. The
+// calls are those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): Tokenizer::prefetch
+// sends the letter runs the segment table lacks to the model in one call (the
 // `morpheus-model-server` co-process, tokenizer/model_client.h, started on the first miss), then
-// TokenizerDir::encode / segment_word and PieceCodec::decode. cache_file is their --cache-file
-// (TokenizerDir::attach_cache, tokenizer/seg_cache.h): runs outside the table are looked up there
+// Tokenizer::encode / segment / decode. cache_file is their --cache-file
+// (Tokenizer::attach_cache, tokenizer/segment_cache.h): runs outside the table are looked up there
 // before the model, and what the model segments is appended to it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -18,7 +18,7 @@
 
 #include "python/status_error.h"
 #include "tokenizer/model_client.h"
-#include "tokenizer/tokenizer_dir.h"
+#include "tokenizer/tokenizer.h"
 
 namespace py = pybind11;
 
@@ -32,7 +32,7 @@ constexpr const char* kBuildModelServer = "";
 #endif
 
 // Encodes texts[begin, end) into ids[begin, end); the first error wins.
-Status encode_range(const tokenizer::TokenizerDir& tok, const std::vector<std::string>& texts,
+Status encode_range(const tokenizer::Tokenizer& tok, const std::vector<std::string>& texts,
                     size_t begin, size_t end, std::vector<std::vector<int32_t>>* ids) {
   for (size_t i = begin; i < end; ++i) {
     const Status s = tok.encode(texts[i], &(*ids)[i], false);
@@ -54,8 +54,8 @@ class Tokenizer {
       request.device = device;
       model = tokenizer::model_server_factory(model_server, request);
     }
-    dir_ = value_or_raise(tokenizer::TokenizerDir::load(path, self_test, std::move(model)));
-    if (!cache_file.empty()) check(dir_->attach_cache(cache_file));
+    tok_ = value_or_raise(tokenizer::Tokenizer::load(path, self_test, std::move(model)));
+    if (!cache_file.empty()) check(tok_->attach_cache(cache_file));
   }
 
   std::vector<int32_t> encode(const std::string& text, bool allow_invalid) const {
@@ -63,8 +63,8 @@ class Tokenizer {
     Status status = ok_status();
     {
       py::gil_scoped_release release;
-      status = dir_->prefetch({text});
-      if (status.ok()) status = dir_->encode(text, &ids, allow_invalid);
+      status = tok_->prefetch({text});
+      if (status.ok()) status = tok_->encode(text, &ids, allow_invalid);
     }
     check(status);
     return ids;
@@ -77,7 +77,7 @@ class Tokenizer {
     Status status = ok_status();
     {
       py::gil_scoped_release release;
-      status = dir_->prefetch(texts);
+      status = tok_->prefetch(texts);
       if (status.ok()) status = encode_parallel(texts, std::max<size_t>(1, threads), &ids);
     }
     check(status);
@@ -97,7 +97,7 @@ class Tokenizer {
 
   std::string decode_bytes(const std::vector<int32_t>& ids) const {
     std::string text;
-    check(dir_->codec().decode(ids, &text));
+    check(tok_->decode(ids, &text));
     return text;
   }
 
@@ -106,8 +106,8 @@ class Tokenizer {
     StatusOr<std::vector<std::string>> pieces = std::vector<std::string>{};
     {
       py::gil_scoped_release release;
-      status = dir_->prefetch({text});
-      if (status.ok()) pieces = dir_->segment_word(text);
+      status = tok_->prefetch({text});
+      if (status.ok()) pieces = tok_->segment(text);
     }
     check(status);
     return value_or_raise(std::move(pieces));
@@ -118,14 +118,14 @@ class Tokenizer {
       check(invalid_argument("id " + std::to_string(id) + " is outside [0, " +
                              std::to_string(vocab_size()) + ")"));
     }
-    return dir_->codec().id_to_string(id);
+    return tok_->id_to_piece(id);
   }
-  int32_t piece_to_id(const std::string& piece) const { return dir_->codec().piece_id(piece); }
-  int32_t vocab_size() const { return dir_->codec().vocab_size(); }
-  const std::string& path() const { return dir_->dir(); }
-  uint64_t table_hits() const { return dir_->table_hits(); }
-  uint64_t model_runs() const { return dir_->model_runs(); }
-  uint64_t cache_file_hits() const { return dir_->run_stats().cache; }
+  int32_t piece_to_id(const std::string& piece) const { return tok_->piece_to_id(piece); }
+  int32_t vocab_size() const { return tok_->vocab_size(); }
+  const std::string& path() const { return tok_->dir(); }
+  uint64_t table_hits() const { return tok_->table_hits(); }
+  uint64_t model_runs() const { return tok_->model_runs(); }
+  uint64_t cache_file_hits() const { return tok_->run_stats().cache; }
   const std::string& cache_file() const { return cache_file_; }
 
  private:
@@ -137,17 +137,17 @@ class Tokenizer {
     std::vector<std::thread> workers;
     for (size_t t = 1; t < threads; ++t) {
       workers.emplace_back([&, t] {
-        results[t] = encode_range(*dir_, texts, n * t / threads, n * (t + 1) / threads, ids);
+        results[t] = encode_range(*tok_, texts, n * t / threads, n * (t + 1) / threads, ids);
       });
     }
-    results[0] = encode_range(*dir_, texts, 0, n / threads, ids);
+    results[0] = encode_range(*tok_, texts, 0, n / threads, ids);
     for (std::thread& w : workers) w.join();
     for (const Status& s : results) MORPHEUS_RETURN_IF_ERROR(s);
     return ok_status();
   }
 
   std::string cache_file_;
-  std::unique_ptr<tokenizer::TokenizerDir> dir_;
+  std::unique_ptr<tokenizer::Tokenizer> tok_;
 };
 
 }  // namespace
@@ -160,11 +160,11 @@ PYBIND11_MODULE(_tokenizer, m) {
   py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
 
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
-from the segmentation table go to `model_server` (the `morpheus-model-server` binary, started on
+from the segment table go to `model_server` (the `morpheus-model-server` binary, started on
 the first miss); with model_server="" they are an error. `cache` is the model server's LRU
 (--cache), `device` where it runs (auto, cpu, cuda or cuda:N; --device). `cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the
 model's segmentations, created when absent, read before the model is asked and appended to
-(tokenizer/seg_cache.h); the file is locked while the Tokenizer lives, so a second writer
+(tokenizer/segment_cache.h); the file is locked while the Tokenizer lives, so a second writer
 (process or Tokenizer) on it raises RuntimeError.)")
       .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&,
                     const std::string&>(),
@@ -195,7 +195,7 @@ model's segmentations, created when absent, read before the model is asked and a
       .def_property_readonly("vocab_size", &Tokenizer::vocab_size, "Number of ids.")
       .def_property_readonly("path", &Tokenizer::path, "The tokenizer directory.")
       .def_property_readonly("table_hits", &Tokenizer::table_hits,
-                             "Letter runs answered by the segmentation table so far.")
+                             "Letter runs answered by the segment table so far.")
       .def_property_readonly("model_runs", &Tokenizer::model_runs,
                              "Letter runs sent to the model so far.")
       .def_property_readonly("cache_file", &Tokenizer::cache_file,

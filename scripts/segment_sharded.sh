@@ -4,7 +4,7 @@
 # step 1 of shard i on machine i (same TOKDIR, same INPUT), copy the cache.i files back and run
 # the rest here. The merged cache serves later runs (--cache-file OUT/merged.cache: no model call
 # for a letter run the shards segmented); with CHECKPOINT and WORDS set, the tokenizer is also
-# re-exported with the new words in its segmentation table (OUT/tokenizer).
+# re-exported with the new words in its segment table (OUT/tokenizer).
 # Usage: scripts/segment_sharded.sh TOKDIR INPUT OUT [N=2] [encode|segment] [options of that command]
 #   env: MORPHEUS (default build/dev/tools/morpheus); CHECKPOINT + WORDS (+ EXPORT_OPTIONS, e.g.
 #   "--threshold 0.42", the original export's) for the optional re-export
@@ -44,7 +44,7 @@ awk -v n="$n" -v dir="$out" 'BEGIN {
 }' > "$out/output.tmp.$$"
 mv "$out/output.tmp.$$" "$out/output"
 
-# 4. Optional re-export: the new words join the segmentation table.
+# 4. Optional re-export: the new words join the segment table.
 if [ -n "${CHECKPOINT:-}" ] && [ -n "${WORDS:-}" ]; then
   { cat "$WORDS"; "$M" cache dump "$out/merged.cache" | cut -f1 | sed 's/$/\t1/'; } \
     > "$out/words.tsv"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on Debian bookworm (idempotent; root or sudo):
-# Debian packages from DESIGN.md §3, and the npm data packages pinned in package-lock.json.
+# the Debian packages listed below, and the npm data packages pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

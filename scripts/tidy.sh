@@ -65,7 +65,8 @@ files=()
 if [ $all = 1 ]; then
   files=("${compiled[@]}")
 else
-  is_compiled() { printf '%s\n' "${compiled[@]}" | grep -qxF "$1"; }
+  # grep reads all its input: with -q it could stop early and fail the pipe (pipefail).
+  is_compiled() { printf '%s\n' "${compiled[@]}" | grep -xF "$1" > /dev/null; }
   for f in "${changed[@]}"; do
     unit=$f
     if [[ $f == *.h ]]; then

@@ -49,7 +49,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 // "morpheus-server". segment() is const for the interface but drives the socket: one caller at a
-// time (TokenizerDir holds its lock around every call).
+// time (Tokenizer holds its lock around every call).
 class ServerSegmenter : public Segmenter {
  public:
   ServerSegmenter(pid_t pid, int fd, std::FILE* in) : pid_(pid), fd_(fd), in_(in) {}

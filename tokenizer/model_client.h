@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Morpheus model in a co-process: the torch-free tokenizer (`morpheus encode|segment`,
 // morpheus._tokenizer) runs `morpheus-model-server --model DIR` (infer/model_server.h) when a
-// letter run misses the segmentation table, and talks to it over a socket pair. Protocol (one
+// letter run misses the segment table, and talks to it over a socket pair. Protocol (one
 // request at a time):
 //   server -> "READY\n" after loading and checking the model, or "ERROR\t<code>\t<msg>\t<hint>\n"
 //   client -> "<n>\n" then n letter runs, one per line

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // PieceCodec: a generic lossless text <-> id codec over a piece vocabulary and a pluggable word
 // Segmenter (tokenizer/segmenter.h; CBPE plugs its BPE-on-morphs segmenter in, the Morpheus
-// tokenizer directory its segmentation table).
+// tokenizer its stages 3 and 4, tokenizer/tokenizer.h).
 //   "Evlerde 3 kedi" -> <cap> ev ler de <0x20> <0x33> <0x20> kedi     (pieces "ev","ler","de")
 // decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
 #pragma once
@@ -77,7 +77,7 @@ class PieceCodec {
   // looked up) gets one lower-cased (Turkish case-folded) letter run per call. Pieces that do not
   // concatenate back to the run, that cut a code point, or a segmenter error make the whole run
   // one unit (a segmenter that can fail keeps its error for its owner to report, as
-  // tokenizer/tokenizer_dir.h does).
+  // tokenizer/tokenizer.h does).
   static StatusOr<PieceCodec> create(std::vector<std::string> pieces,
                                      std::shared_ptr<const Segmenter> segmenter,
                                      PieceCodecOptions options = {});

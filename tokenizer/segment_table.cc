@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// SegmentTable: the sorted segmentation table of a Morpheus tokenizer directory (segments.bin).
+// SegmentTable: the sorted file image and its binary search; TableSegmenter; case folding.
 #include "tokenizer/segment_table.h"
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
 
 #include "core/unicode.h"
@@ -76,20 +77,20 @@ size_t find_run(const SegmentTable& table, std::string_view run) {
 
 }  // namespace
 
-void fold_run_into(std::string_view run, std::string* out) {
+void fold_run_into(std::string_view run, std::string* out, bool turkish) {
   out->clear();
   size_t pos = 0;
   while (pos < run.size()) {
     const utf8::Decoded d = utf8::decode_one(run, pos);
-    utf8::append(unicode::to_lower(d.code_point, true), *out);
+    utf8::append(unicode::to_lower(d.code_point, turkish), *out);
     pos += d.length;
   }
 }
 
-std::string fold_run(std::string_view run) {
+std::string fold_run(std::string_view run, bool turkish) {
   std::string out;
   out.reserve(run.size());
-  fold_run_into(run, &out);
+  fold_run_into(run, &out, turkish);
   return out;
 }
 
@@ -118,11 +119,10 @@ std::string SegmentTable::serialize(
 
 StatusOr<SegmentTable> SegmentTable::parse(std::string image, const std::string& path) {
   const auto bad = [&path](const std::string& what) {
-    return data_loss(path + ": " + what,
-                     "the segmentation table is damaged; re-run morpheus export");
+    return data_loss(path + ": " + what, "the segment table is damaged; re-run morpheus export");
   };
   if (image.size() < kTableHeader || std::memcmp(image.data(), kTableMagic, 8) != 0) {
-    return bad("not a segmentation table (magic MSEGTAB1)");
+    return bad("not a segment table (magic MSEGTAB1)");
   }
   const uint64_t count = read_u64(image.data() + 8);
   const uint64_t blob_bytes = read_u64(image.data() + 16);
@@ -154,6 +154,15 @@ std::string_view SegmentTable::record(size_t i) const {
   return std::string_view(blob_ + begin, static_cast<size_t>(end - begin));
 }
 
+std::vector<SegmentedWord> SegmentTable::entries() const {
+  std::vector<SegmentedWord> out(count_);
+  for (size_t i = 0; i < count_; ++i) {
+    out[i].pieces = split_record(record(i));
+    for (const std::string& p : out[i].pieces) out[i].word += p;
+  }
+  return out;
+}
+
 bool SegmentTable::contains(std::string_view run) const { return find_run(*this, run) != count_; }
 
 bool SegmentTable::lookup(std::string_view run, std::vector<std::string>* pieces) const {
@@ -161,6 +170,35 @@ bool SegmentTable::lookup(std::string_view run, std::vector<std::string>* pieces
   if (i == count_) return false;
   *pieces = split_record(record(i));
   return true;
+}
+
+TableSegmenter::TableSegmenter(const std::vector<SegmentedWord>& words, bool turkish_case) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> entries;
+  std::unordered_set<std::string> seen;
+  for (const SegmentedWord& w : words) {
+    std::string word = fold_run(w.word, turkish_case);
+    std::vector<std::string> pieces;
+    std::string spelled;
+    for (const std::string& p : w.pieces) {
+      pieces.push_back(fold_run(p, turkish_case));
+      spelled += pieces.back();
+    }
+    if (spelled != word || !seen.insert(word).second) continue;  // folding changed a length
+    entries.emplace_back(std::move(word), std::move(pieces));
+  }
+  table_ = SegmentTable::parse(SegmentTable::serialize(std::move(entries)), "").value();
+}
+
+StatusOr<std::unique_ptr<TableSegmenter>> TableSegmenter::load(const std::string& path,
+                                                               bool turkish_case) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<SegmentedWord> words, read_segment_file(path));
+  return std::make_unique<TableSegmenter>(words, turkish_case);
+}
+
+std::vector<std::string> TableSegmenter::cut(std::string_view word) const {
+  std::vector<std::string> pieces;
+  if (!table_.lookup(word, &pieces)) pieces.assign(1, std::string(word));
+  return pieces;
 }
 
 }  // namespace morpheus::tokenizer

@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT
-// SegmentTable: the segmentation table of a Morpheus tokenizer directory (segments.bin, written by
-// `morpheus export`): the model's pieces of every exported letter run, looked up by binary search
-// in the file image.
+// A segment table: words with their pieces ("evlerde" -> ev ler de), segmentations known in
+// advance. One concept, three stores: segments.bin of a tokenizer directory (SegmentTable's file
+// image: the pieces of every exported letter run, written by `morpheus export`), the segment file
+// (segment_file.h: the text form every system reads and writes; TableSegmenter answers from one)
+// and the cache file (segment_cache.h: what the model segmented, appended across runs).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/status.h"
+#include "tokenizer/segment_file.h"
+#include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer {
 
-// Sorted table folded letter run -> model pieces. File image:
+// Sorted table word -> pieces, looked up by binary search in its file image:
 //   0   char[8]  "MSEGTAB1"
 //   8   u64      n (records)
 //   16  u64      blob bytes
@@ -37,6 +42,8 @@ class SegmentTable {
   size_t size() const { return count_; }
   // Record i: pieces joined by ' '.
   std::string_view record(size_t i) const;
+  // Every word with its pieces, sorted by word (bytes).
+  std::vector<SegmentedWord> entries() const;
 
  private:
   std::string image_;
@@ -44,9 +51,27 @@ class SegmentTable {
   const char* blob_ = nullptr;
 };
 
-// Lower-cases a valid UTF-8 letter run with Turkish rules (the table key).
-std::string fold_run(std::string_view run);
+// A Segmenter answering from a segment table: the pieces of a word in it, else the word whole.
+// Words and pieces are case-folded (Turkish rules with turkish_case) when the table is made, and
+// cut() expects a folded word; a word whose folded pieces no longer spell it is left out, and of
+// a word listed twice the first entry counts. CBPE takes its boundaries from one.
+class TableSegmenter : public WordSegmenter {
+ public:
+  explicit TableSegmenter(const std::vector<SegmentedWord>& words, bool turkish_case = true);
+  // The table of a segment file; errors name the file and line.
+  static StatusOr<std::unique_ptr<TableSegmenter>> load(const std::string& path,
+                                                        bool turkish_case = true);
+  std::vector<std::string> cut(std::string_view word) const override;
+  std::string name() const override { return "segment-table"; }
+  const SegmentTable& table() const { return table_; }
+
+ private:
+  SegmentTable table_;
+};
+
+// Lower-cases a valid UTF-8 letter run (Turkish rules unless turkish = false): the table key.
+std::string fold_run(std::string_view run, bool turkish = true);
 // The same into *out (its buffer reused).
-void fold_run_into(std::string_view run, std::string* out);
+void fold_run_into(std::string_view run, std::string* out, bool turkish = true);
 
 }  // namespace morpheus::tokenizer

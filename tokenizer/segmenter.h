@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Segmenter: the one interface every segmenting system implements (the Morpheus model, the hybrid
-// tokenizer, CBPE, a segmentation file), and the factory that creates the Morpheus model by name
+// tokenizer, CBPE, a segment file), and the factory that creates the Morpheus model by name
 // (SentencePiece's ModelInterface + model_factory), so that the torch-free tokenizer reaches it
 // without linking LibTorch.
 //   words {"evlerde", "kitap"} -> {{"ev", "ler", "de"}, {"kitap"}}
 // Registry names:
 //   "morpheus-model"  the Morpheus model of a tokenizer directory, in process; LibTorch, so it is
-//                     registered by the LibTorch side (infer/neural_tokenizer.h)
+//                     registered by the LibTorch side (infer/tokenizer_model.h)
 //   "morpheus-server" the same model in a `morpheus-model-server` co-process, registered by the
 //                     torch-free side (tokenizer/model_client.h)
-// The Morpheus segmentation table (tokenizer/tokenizer_dir.h) is a Segmenter too: it answers the
-// runs it holds and hands the rest to one of the two model systems, created through this factory.
+// The Morpheus tokenizer (tokenizer/tokenizer.h) gives its codec a Segmenter too: its stages 3
+// and 4 (segment table, cache file, then one of the two model systems, created through this
+// factory; the root snap).
 // The baselines are built directly (tokenizer/cbpe/cbpe_model.h, tokenizer/hybrid/).
 #pragma once
 

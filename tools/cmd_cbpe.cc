@@ -7,6 +7,7 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "tokenizer/cbpe/cbpe_model.h"
+#include "tokenizer/segment_table.h"
 #include "tools/codec_io.h"
 #include "tools/commands.h"
 
@@ -64,8 +65,8 @@ Status run_cbpe_train(const CbpeTrainArgs& args) {
   std::shared_ptr<const tokenizer::Segmenter> boundaries;
   if (!args.boundaries.empty()) {
     config.boundaries = "file";
-    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::cbpe::SegmentationTable> table,
-                              tokenizer::cbpe::SegmentationTable::load(args.boundaries, true));
+    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TableSegmenter> table,
+                              tokenizer::TableSegmenter::load(args.boundaries, true));
     boundaries = std::move(table);
   } else if (args.tagalog) {
     if (args.tagalog_tables.empty()) {

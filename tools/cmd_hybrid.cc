@@ -10,7 +10,7 @@
 
 #include "core/file_util.h"
 #include "tokenizer/hybrid/hybrid_tokenizer.h"
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segment_file.h"
 #include "tools/commands.h"
 
 namespace morpheus::tools {
@@ -94,7 +94,7 @@ Status run_hybrid(HybridAction action, const HybridArgs& args) {
         return invalid_argument(at_line(reader) + ": a word holds a space or tab",
                                 "segment reads one word per line (run pretokenize first)");
       }
-      text = tokenizer::format_segmentation(line, tok.cut(line));
+      text = tokenizer::format_segment_line(line, tok.cut(line));
     }
     text.push_back('\n');
     MORPHEUS_RETURN_IF_ERROR(out.write(text));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export|embed|neighbors|boundaries|model-server` (+ encode|decode|segment from
-// cmd_tokenize.cc, with the model in process): the Morpheus tokenizer directory
-// (infer/neural_tokenizer.h).
+// cmd_tokenize.cc, with the model in process): the Morpheus tokenizer directory (infer/export.h,
+// infer/tokenizer_model.h, infer/model_server.h).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -19,8 +19,9 @@
 #include "embed/ann_index.h"
 #include "embed/word_vectors.h"
 #include "eval/embedding_metrics.h"
+#include "infer/export.h"
 #include "infer/model_server.h"
-#include "infer/neural_tokenizer.h"
+#include "infer/tokenizer_model.h"
 #include "model/runtime.h"
 #include "morph/root_lexicon.h"
 #include "tokenizer/segment_table.h"
@@ -79,13 +80,14 @@ Status run_export(ExportArgs args) {
   return ok_status();
 }
 
-// The tokenizer at `dir` with its model on `device` (auto|cpu|cuda[:N]; model::resolve_device).
-StatusOr<std::unique_ptr<infer::NeuralTokenizer>> load_tokenizer(
-    const std::string& dir, size_t cache, const std::string& device = "cpu") {
+// The tokenizer at `dir` with its model in process on `device` (auto|cpu|cuda[:N];
+// model::resolve_device).
+StatusOr<std::unique_ptr<tokenizer::Tokenizer>> load_tokenizer(const std::string& dir, size_t cache,
+                                                               const std::string& device = "cpu") {
   infer::NeuralSegmenterOptions options;
   options.cache_capacity = cache;
   MORPHEUS_ASSIGN_OR_RETURN(options.device, model::resolve_device(device));
-  return infer::NeuralTokenizer::load(dir, true, options);
+  return infer::load_with_model(dir, options);
 }
 
 // Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
@@ -116,9 +118,9 @@ Status run_embed(const EmbedArgs& args) {
                               "one word per line (optionally word<TAB>count)");
     }
   }
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
                             load_tokenizer(args.model, 0, args.device));
-  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
+  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, infer::neural_model(*tok));
   const torch::Tensor emb = embed::embed_words(*seg, words);
   const int64_t n = emb.size(0);
   const int64_t d = emb.size(1);
@@ -162,7 +164,7 @@ Status run_embed(const EmbedArgs& args) {
 
 // The model of --model, loaded on first need.
 struct NeighborModel {
-  std::unique_ptr<infer::NeuralTokenizer> tok;
+  std::unique_ptr<tokenizer::Tokenizer> tok;
   const infer::NeuralSegmenter* seg = nullptr;
 };
 
@@ -181,9 +183,9 @@ struct NeighborSpace {
 // word<TAB>p1 p2 ... per word of the list (the model's gap probabilities, lower-cased word).
 Status run_boundaries(const BoundaryArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<infer::NeuralTokenizer> tok,
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
                             load_tokenizer(args.model, 0));
-  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, tok->segmenter());
+  MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, infer::neural_model(*tok));
   Output out;
   MORPHEUS_RETURN_IF_ERROR(out.open(args.out));
   constexpr size_t kBlock = 8192;
@@ -215,7 +217,7 @@ Status load_neighbor_model(const NeighborArgs& args, const std::string& why, Nei
     return invalid_argument("neighbors: " + why, "give --model TOKENIZER_DIR to embed the query");
   }
   MORPHEUS_ASSIGN_OR_RETURN(m->tok, load_tokenizer(args.model, 0));
-  MORPHEUS_ASSIGN_OR_RETURN(m->seg, m->tok->segmenter());
+  MORPHEUS_ASSIGN_OR_RETURN(m->seg, infer::neural_model(*m->tok));
   return ok_status();
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morpheus encode|decode|segment --model TOKDIR`: the Morpheus tokenizer directory as a lossless
-// tokenizer and offline segmenter. Torch-free: letter runs outside the segmentation table go to
+// tokenizer and offline segmenter. Torch-free: letter runs outside the segment table go to
 // a model segmenter made by the caller (in process, or the model server co-process).
 #include "tools/cmd_tokenize.h"
 
@@ -13,7 +13,7 @@
 
 #include "core/logging.h"
 #include "tokenizer/pretokenizer.h"
-#include "tokenizer/seg_cache.h"
+#include "tokenizer/segment_cache.h"
 #include "tools/codec_io.h"
 
 namespace morpheus::tools {
@@ -40,8 +40,8 @@ struct CacheArgs {
 
 // One line of `segment --text`: a JSON array of the pieces of every span, in order; an invalid
 // byte (with --allow-invalid) is {"byte": value}. Concatenating the strings gives the line.
-Status segment_text_line(const tokenizer::TokenizerDir& tok, std::string_view line,
-                         bool allow_invalid, std::string* out) {
+Status segment_text_line(const tokenizer::Tokenizer& tok, std::string_view line, bool allow_invalid,
+                         std::string* out) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<tokenizer::Span> spans,
                             tokenizer::pretokenize(line, allow_invalid));
   // Spans between white space and invalid bytes are segmented together, so that the codec sees
@@ -51,7 +51,7 @@ Status segment_text_line(const tokenizer::TokenizerDir& tok, std::string_view li
   const auto flush = [&](size_t end) -> Status {
     if (chunk == std::string_view::npos) return ok_status();
     MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces,
-                              tok.segment_word(line.substr(chunk, end - chunk)));
+                              tok.segment(line.substr(chunk, end - chunk)));
     for (std::string& p : pieces) row.push_back(std::move(p));
     chunk = std::string_view::npos;
     return ok_status();
@@ -77,8 +77,8 @@ Status segment_text_line(const tokenizer::TokenizerDir& tok, std::string_view li
 
 // Progress note: shares of the distinct letter runs answered by the table / the cache file /
 // the model; *words = letter runs so far.
-std::string run_note(const tokenizer::TokenizerDir& tok, uint64_t* words) {
-  const tokenizer::TokenizerDir::RunStats s = tok.run_stats();
+std::string run_note(const tokenizer::Tokenizer& tok, uint64_t* words) {
+  const tokenizer::Tokenizer::RunStats s = tok.run_stats();
   *words = s.words;
   const auto pct = [&s](uint64_t n) {
     return std::to_string(s.runs == 0 ? 0 : (100 * n + s.runs / 2) / s.runs) + "%";
@@ -110,8 +110,8 @@ Status run_cache(const CacheArgs& args, const std::string& mode) {
     return invalid_argument("cache merge needs --model TOKDIR and -o OUT",
                             "morpheus cache merge --model TOKDIR -o merged.cache a.cache b.cache");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> tok,
-                            tokenizer::TokenizerDir::load(args.model, false, {}));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::load(args.model, false, {}));
   tokenizer::MergeSummary summary;
   MORPHEUS_RETURN_IF_ERROR(
       tokenizer::merge_cache_files(args.inputs, tok->id(), args.output, &summary));
@@ -129,9 +129,9 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   block.block_lines = args.block_lines;
   block.workers = args.workers;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> loaded,
-                            tokenizer::TokenizerDir::load(args.model, true, model(args.request)));
-  const tokenizer::TokenizerDir& tok = *loaded;
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> loaded,
+                            tokenizer::Tokenizer::load(args.model, true, model(args.request)));
+  const tokenizer::Tokenizer& tok = *loaded;
   if (!args.cache_file.empty()) MORPHEUS_RETURN_IF_ERROR(loaded->attach_cache(args.cache_file));
   block.prefetch = [&tok](const std::vector<std::string>& lines) {
     return tok.prefetch_begin(lines);
@@ -149,10 +149,9 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
         block);
   }
   if (mode == "decode") {
-    const tokenizer::PieceCodec& codec = tok.codec();
     return decode_lines(args.input, args.output,
-                        [&codec](const std::vector<int32_t>& ids, std::string* text) {
-                          return codec.decode(ids, text);
+                        [&tok](const std::vector<int32_t>& ids, std::string* text) {
+                          return tok.decode(ids, text);
                         });
   }
   block.progress_label = "segment";
@@ -163,8 +162,7 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
                            });
   }
   return segment_lines(
-      args.input, args.output, [&tok](std::string_view word) { return tok.segment_word(word); },
-      block);
+      args.input, args.output, [&tok](std::string_view word) { return tok.segment(word); }, block);
 }
 
 }  // namespace

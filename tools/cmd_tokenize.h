@@ -9,16 +9,16 @@
 
 #include "tokenizer/model_client.h"
 #include "tokenizer/segmenter.h"
-#include "tokenizer/tokenizer_dir.h"
+#include "tokenizer/tokenizer.h"
 #include "tools/cli.h"
 
 namespace morpheus::tools {
 
-// The spec (tokenizer/segmenter.h) of the segmenter of letter runs outside the segmentation table
+// The spec (tokenizer/segmenter.h) of the segmenter of letter runs outside the segment table
 // (created on the first such run), as --cache and --model-threads ask.
 using ModelMaker = std::function<tokenizer::SegmenterSpec(const tokenizer::ModelRequest& request)>;
 
-// encode|decode|segment --model TOKDIR over TokenizerDir (torch-free).
+// encode|decode|segment --model TOKDIR over Tokenizer (torch-free).
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);
 
 }  // namespace morpheus::tools

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The line-oriented I/O every tokenizer command shares (DESIGN.md §6):
+// The line-oriented I/O every tokenizer command shares:
 //   encode:  text lines in -> one line of space-separated ids per input line
 //   decode:  id lines in   -> the original text lines
 //   segment: one word per line in -> "word<TAB>piece piece ..." out

@@ -2,7 +2,7 @@
 // `morpheus-model-server --model TOKDIR [--cache N] [--threads N] [--device D]`: the model
 // co-process of the
 // torch-free tokenizer (infer/model_server.h). Not for users: `morpheus encode|segment` and
-// morpheus.Tokenizer start it when a letter run misses the segmentation table. It links the
+// morpheus.Tokenizer start it when a letter run misses the segment table. It links the
 // runtime only (infer/, model/, morph/, tokenizer/, core/), never train/ or eval/.
 #include <torch/utils.h>
 

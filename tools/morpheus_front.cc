@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment|cache` run
-// here (letter runs outside the segmentation table go to `morpheus-model-server`, started only
+// here (letter runs outside the segment table go to `morpheus-model-server`, started only
 // when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
 #include <unistd.h>
 

@@ -170,7 +170,7 @@ class CacheReader {
   const uint16_t* char_u16_ = nullptr;
 };
 
-// Bytes the reference's int64 torch layout (morpheus_pipeline.md §1.9) needs for `windows` rows
+// Bytes the reference implementation's int64 torch layout needs for `windows` rows
 // of 32 word slots × 32 positions: char ids, case flags, lengths, 31 labels, word and root ids
 // (int64), confidence (float32), attention mask (bool).
 uint64_t reference_int64_cache_bytes(uint64_t windows);

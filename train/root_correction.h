@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Root correction of the teacher labels, the paper's "Kalbur" step (reference/morpheus_pipeline.md
-// §1.7), exactly: find the longest prefix of a word that is a known root (also after
+// Root correction of the teacher labels, the paper's "Kalbur" step as the reference
+// implementation runs it: find the longest prefix of a word that is a known root (also after
 // de-softening the last letter b/c/d/g/ğ → p/ç/t/k/k: "kitab" matches "kitap") and whose
 // remainder is empty or a known suffix chain (RootLexicon::root_split, morph/root_lexicon.h);
 // when the teacher also cuts exactly at that root end, remove the teacher's cuts inside the root.

@@ -11,7 +11,7 @@
 #include "core/subprocess.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segment_file.h"
 #include "train/corpus.h"
 
 namespace morpheus::train {
@@ -47,7 +47,7 @@ StatusOr<TeacherTable> read_teacher_tsv(const std::string& path) {
   while (reader.next(&line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    StatusOr<tokenizer::SegmentedWord> parsed = tokenizer::parse_segmentation_line(line);
+    StatusOr<tokenizer::SegmentedWord> parsed = tokenizer::parse_segment_line(line);
     if (!parsed.ok()) {
       Status s = parsed.status();
       return s.prepend(path + ": line " + std::to_string(reader.line_number()))

@@ -18,7 +18,7 @@ namespace morpheus::train {
 // Segmentation of every known word type (lower-cased), as cuts (morph/cuts.h).
 using TeacherTable = std::unordered_map<std::u32string, morph::Cuts>;
 
-// Reads `word<TAB>piece piece …` (tokenizer/segmentation_file.h). Words and pieces are lower-cased
+// Reads `word<TAB>piece piece …` (tokenizer/segment_file.h). Words and pieces are lower-cased
 // (Turkish rules). A malformed line is INVALID_ARGUMENT naming the file and line number; a word
 // listed twice with different segmentations is INVALID_ARGUMENT naming both lines.
 StatusOr<TeacherTable> read_teacher_tsv(const std::string& path);

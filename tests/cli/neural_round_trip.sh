@@ -3,7 +3,7 @@
 # Prepares the tiny corpus, trains a tiny model for 2 steps, exports a tokenizer and checks:
 # decode(encode(f)) == f byte for byte for every CHECK_FILE, segment and segment --text formats,
 # embed .npy (header) + .vocab and .vec, neighbors -k and --index; without model/ the exported
-# words still encode (segmentation table) and decode works, a new word fails clearly; a format-1
+# words still encode (segment table) and decode works, a new word fails clearly; a format-1
 # directory asks for a re-export. A missing CHECK_FILE (e.g. from the shared data) skips the test
 # (exit 77), or fails it when CI=true (lib.sh); a missing file of the repo or a missing output of
 # a step fails it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # segment_cache.sh MORPHEUS PREPARE_DIR CONFIG INPUT
 # The persistent segmentation cache and the sharded recipe end to end, on a tiny model trained
-# for 2 steps whose segmentation table holds only the tiny corpus's words (most letter runs of
+# for 2 steps whose segment table holds only the tiny corpus's words (most letter runs of
 # INPUT miss it): scripts/segment_sharded.sh with 2 shards in parallel (a cache each, merged)
 # gives the output and the merged cache of one unsharded run; a second run with the merged cache
 # needs no model (model/ removed); what the model segmented for runs missing from the table is

@@ -15,6 +15,7 @@
 #include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tokenizer/cbpe/cbpe_model.h"
+#include "tokenizer/segment_table.h"
 
 namespace {
 
@@ -35,7 +36,7 @@ const CbpeModel& cbpe_model(bool with_table) {
     CbpeConfig config;
     if (with_table) {
       config.boundaries = "file";
-      table = std::make_shared<morpheus::tokenizer::cbpe::SegmentationTable>(
+      table = std::make_shared<morpheus::tokenizer::TableSegmenter>(
           std::vector<morpheus::tokenizer::SegmentedWord>{
               {"evlerimizde", {"ev", "ler", "imiz", "de"}},
               {"kitaplar", {"kitap", "lar"}},

@@ -42,7 +42,7 @@ for spec in "$@"; do
   headers=$(printf '%s\n' "$deps" | grep -E '^ +.*(train|eval)/[^/]+$' | sed 's/^ *//' | sort -u |
     (cd "$build" && xargs -r realpath -m) | grep -E "^$(realpath -m "$src")/(train|eval)/" || true)
   if [ -n "$headers" ]; then
-    echo "FAIL $target includes headers of train/ or eval/:"; printf '%s\n' "$headers"; status=1
+    echo "FAIL $target reads files of train/ or eval/ (its objects include them):"; printf '%s\n' "$headers"; status=1
   fi
   missing=$(printf '%s\n' "$deps" | grep -c 'deps not found' || true)
   if [ "$missing" != 0 ]; then

@@ -7,6 +7,7 @@
 
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/segment_table.h"
 
 namespace morpheus::tokenizer::cbpe {
 namespace {
@@ -16,7 +17,7 @@ constexpr const char* kCorpus =
     "ılık.\nevler kitaplar evlerde kitaplarda\n";
 
 std::shared_ptr<const Segmenter> turkish_table() {
-  return std::make_shared<SegmentationTable>(
+  return std::make_shared<TableSegmenter>(
       std::vector<SegmentedWord>{{"evlerimizde", {"ev", "ler", "imiz", "de"}},
                                  {"kitaplar", {"kitap", "lar"}},
                                  {"kitaplarımızı", {"kitap", "lar", "ımız", "ı"}},

@@ -20,7 +20,7 @@ std::string tables_dir() {
   return f.empty() ? std::string() : f.substr(0, f.rfind('/'));
 }
 
-// Roots of the reference's stub dictionary rows used in cbpe.md §2.
+// Roots of the reference's stub dictionary rows.
 TagalogRoots stub_roots() {
   return TagalogRoots::from_words(
       {"kain", "husay", "pangalan", "alan", "sulat", "ganda", "basa", "alis", "bili", "bilis"},
@@ -43,7 +43,7 @@ TEST(TagalogSegmenterTest, AffixOrdersMatchTheReference) {
     for (const std::u32string& x : v) s += (s.empty() ? "" : " ") + utf8::encode(x);
     return s;
   };
-  // The orders listed in cbpe.md §1.
+  // The reference's affix orders.
   EXPECT_EQ(spaced(a.prefixes),
             "pagkapagiging pagkakapaging awanhaydro pakikipag kawalang magkaka magpaka makipag "
             "nagkaka pagkaka tagapag ikapag labing kasing mapang nakiki napaka nakaka paging "

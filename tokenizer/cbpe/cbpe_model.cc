@@ -7,31 +7,16 @@
 
 #include "core/file_util.h"
 #include "core/logging.h"
-#include "core/unicode.h"
 #include "core/utf8.h"
 #include "tokenizer/cbpe/tagalog_segmenter.h"
 #include "tokenizer/pretokenizer.h"
+#include "tokenizer/segment_file.h"
+#include "tokenizer/segment_table.h"
 
 namespace morpheus::tokenizer::cbpe {
 namespace {
 
 constexpr int kFormatVersion = 1;
-
-std::string fold_word(std::string_view word, bool turkish) {
-  std::string out;
-  out.reserve(word.size());
-  size_t pos = 0;
-  while (pos < word.size()) {
-    const utf8::Decoded d = utf8::decode_one(word, pos);
-    if (d.valid) {
-      utf8::append(unicode::to_lower(d.code_point, turkish), out);
-    } else {
-      out.push_back(word[pos]);
-    }
-    pos += d.length;
-  }
-  return out;
-}
 
 bool spells(const std::vector<std::string>& pieces, std::string_view word) {
   size_t pos = 0;
@@ -57,30 +42,6 @@ void encode_pieces_chunked(const BpeModel& bpe, const std::string& segment,
 }
 
 }  // namespace
-
-// ---- SegmentationTable ---------------------------------------------------------------------
-
-SegmentationTable::SegmentationTable(const std::vector<SegmentedWord>& words, bool turkish_case) {
-  words_.reserve(words.size());
-  for (const SegmentedWord& w : words) {
-    SegmentedWord folded{fold_word(w.word, turkish_case), {}};
-    for (const std::string& p : w.pieces) folded.pieces.push_back(fold_word(p, turkish_case));
-    if (!spells(folded.pieces, folded.word)) continue;  // folding changed a length: skip
-    if (index_.emplace(folded.word, words_.size()).second) words_.push_back(std::move(folded));
-  }
-}
-
-StatusOr<std::unique_ptr<SegmentationTable>> SegmentationTable::load(const std::string& path,
-                                                                     bool turkish_case) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<SegmentedWord> words, read_segmentation_file(path));
-  return std::make_unique<SegmentationTable>(words, turkish_case);
-}
-
-std::vector<std::string> SegmentationTable::cut(std::string_view word) const {
-  const auto it = index_.find(std::string(word));
-  if (it == index_.end()) return {std::string(word)};
-  return words_[it->second].pieces;
-}
 
 // ---- CbpeModel -----------------------------------------------------------------------------
 
@@ -148,7 +109,7 @@ StatusOr<CbpeModel> CbpeModel::train_corpus(const std::string& corpus_path,
     pretokenize_into(line, spans);
     for (const Span& s : spans) {
       if (s.kind != SpanKind::kLetter) continue;
-      std::string w = fold_word(s.text(line), config.turkish_case);
+      std::string w = fold_run(s.text(line), config.turkish_case);  // a letter run: valid UTF-8
       const auto [it, inserted] = index.emplace(w, types.size());
       if (inserted) types.emplace_back(std::move(w), 0);
       ++types[it->second].second;
@@ -233,10 +194,10 @@ Status CbpeModel::save(const std::string& dir) const {
       {"vocab_size", bpe_->tokens().size()},    {"codec_vocab_size", codec_->vocab_size()}};
   MORPHEUS_RETURN_IF_ERROR(bpe_->save(path_join(dir, "vocab.json"), path_join(dir, "merges.txt")));
   if (config_.boundaries == "file") {
-    const auto* table = dynamic_cast<const SegmentationTable*>(boundaries_.get());
-    MORPHEUS_CHECK(table != nullptr, "file boundaries without a SegmentationTable");
+    const auto* table = dynamic_cast<const TableSegmenter*>(boundaries_.get());
+    MORPHEUS_CHECK(table != nullptr, "file boundaries without a TableSegmenter");
     MORPHEUS_RETURN_IF_ERROR(
-        write_segmentation_file(path_join(dir, "segmentation.tsv"), table->words()));
+        write_segment_file(path_join(dir, "segmentation.tsv"), table->table().entries()));
   }
   // cbpe.json last: a directory without it is not a model.
   return write_file_atomic(path_join(dir, "cbpe.json"), meta.dump(2) + "\n");
@@ -289,8 +250,8 @@ StatusOr<CbpeModel> CbpeModel::load(const std::string& dir) {
   std::shared_ptr<const Segmenter> boundaries;
   if (config.boundaries == "file") {
     MORPHEUS_ASSIGN_OR_RETURN(
-        std::unique_ptr<SegmentationTable> table,
-        SegmentationTable::load(path_join(dir, "segmentation.tsv"), config.turkish_case));
+        std::unique_ptr<TableSegmenter> table,
+        TableSegmenter::load(path_join(dir, "segmentation.tsv"), config.turkish_case));
     boundaries = std::move(table);
   } else if (config.boundaries == "tagalog") {
     MORPHEUS_ASSIGN_OR_RETURN(boundaries, tagalog_boundaries(config));

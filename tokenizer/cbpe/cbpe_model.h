@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// CbpeModel: a trained constrained-BPE tokenizer: boundary provider (none, a segmentation file
+// CbpeModel: a trained constrained-BPE tokenizer: boundary provider (none, a segment file
 // or the Tagalog rules) + BPE merges learned inside the boundaries, encoded/decoded losslessly by
 // PieceCodec (tokenizer/piece_codec.h). Word w -> fold case -> provider pieces -> BPE per piece.
 // Model directory (each file written atomically):
@@ -7,7 +7,8 @@
 //                      "turkish_case":bool, "tagalog_tables":DIR, "tagalog_roots":FILE}
 //   vocab.json        the reference's layout (<pad> <unk> <s> </s>, base characters, merges)
 //   merges.txt        "left<TAB>right" per merge, in rank order (byte-compatible with reference)
-//   segmentation.tsv  only for "file": the boundaries of the training words (word<TAB>pieces)
+//   segmentation.tsv  only for "file": the boundaries of the training words, a segment file
+//                     (tokenizer/segment_file.h) read as a TableSegmenter
 // Codec ids: 0..255 bytes, 256 <cap>, 257 <upper>, 258 <upper_word>, then vocab.json token i
 // (i >= 4) at 255 + i.
 #pragma once
@@ -22,27 +23,9 @@
 #include "tokenizer/cbpe/bpe_model.h"
 #include "tokenizer/cbpe/bpe_trainer.h"
 #include "tokenizer/piece_codec.h"
-#include "tokenizer/segmentation_file.h"
 #include "tokenizer/segmenter.h"
 
 namespace morpheus::tokenizer::cbpe {
-
-// Boundaries from a segmentation file: known words get their pieces (keys and pieces are
-// case-folded); unknown words are one piece.
-class SegmentationTable : public WordSegmenter {
- public:
-  static StatusOr<std::unique_ptr<SegmentationTable>> load(const std::string& path,
-                                                           bool turkish_case = true);
-  explicit SegmentationTable(const std::vector<SegmentedWord>& words, bool turkish_case = true);
-  // The pieces of a known (case-folded) word, else the word itself.
-  std::vector<std::string> cut(std::string_view word) const override;
-  std::string name() const override { return "segmentation-file"; }
-  const std::vector<SegmentedWord>& words() const { return words_; }
-
- private:
-  std::vector<SegmentedWord> words_;
-  std::unordered_map<std::string, size_t> index_;
-};
 
 // The CBPE system: the provider's pieces of a case-folded word (the whole word when there is no
 // provider or its pieces do not spell the word), each BPE-encoded. Shares the model's parts.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tagalog rule segmenter, phonology helpers, affix tables and root list (cbpe.md §1–4).
+// Tagalog rule segmenter, phonology helpers, affix tables and root list.
 #include "tokenizer/cbpe/tagalog_segmenter.h"
 
 #include <zlib.h>

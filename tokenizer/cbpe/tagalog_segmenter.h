@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The CBPE reference's Tagalog rule segmenter (cbpe.md §2–4): frozen-form guard, then circumfix,
+// The CBPE reference's Tagalog rule segmenter: frozen-form guard, then circumfix,
 // stacked prefixes (depth <= 3), infix (-in-/-um- after the first consonant), one suffix with
 // h-insertion; affix tables from the reference's JSON files, roots from a word list.
 //   "pagkainan" -> morphemes {pag, kain, an}; surface pieces {pag, kain, an}
@@ -18,7 +18,7 @@
 
 namespace morpheus::tokenizer::cbpe {
 
-// Nasal assimilation and suffix h-insertion (cbpe.md §3). The segmenter uses only the suffix
+// Nasal assimilation and suffix h-insertion. The segmenter uses only the suffix
 // rules; the nasal rules are kept (and tested) as in the reference, where they are unused.
 struct TagalogPhonology {
   // ("pang", "bili") -> ("pam", "ili"); ("mang", "kuha") -> ("mang", "uha"); vowels keep the root.

@@ -3,7 +3,7 @@
 // released lexicons (hybrid_lexicon.h), in two modes:
 //
 // kReference — the released Python implementation id for id, quirks included
-// (../shared/reference/hybrid_tokenizer.md §3–4): split on U+0020 only (each space is id 2,
+// (its tokenizer and detokenizer): split on U+0020 only (each space is id 2,
 // whitespace-only parts are dropped), a new segment at every uppercase code point, Turkish
 // lower-casing, id 0 <uppercase> before each segment that began upper case, table-priority greedy
 // matching (longest root, else longest suffix, else longest BPE unit, else id 1 <unknown> for one

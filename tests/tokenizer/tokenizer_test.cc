@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of the torch-free tokenizer directory (tokenizer/tokenizer_dir.h): the segmentation table
-// file, checksums, the format version, and the lazily created model segmenter (a fake here).
-#include "tokenizer/tokenizer_dir.h"
+// Tests of the torch-free tokenizer (tokenizer/tokenizer.h): the segment table, checksums, the
+// format version, the lazily created model segmenter (a fake here), the cache file, the root
+// snap of the model's answers and the model self-test.
+#include "tokenizer/tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,10 @@
 #include <vector>
 
 #include "core/file_util.h"
+#include "core/hash.h"
+#include "morph/root_snap.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/segment_cache.h"
 
 namespace morpheus::tokenizer {
 namespace {
@@ -68,9 +72,10 @@ SegmenterSpec test_model(MakeModel make) {
   return spec;
 }
 
-// Writes a format-2 tokenizer directory (no model) and returns it.
+// Writes a format-2 tokenizer directory (no model) and returns it; `extra` goes into its
+// tokenizer.json, and its root_snap/ files (when "root_snap" is set) into the directory.
 std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion,
-                      bool turkish_apostrophe = false) {
+                      bool turkish_apostrophe = false, const json& extra = json::object()) {
   const std::string dir = testing::make_temp_dir(tag);
   const std::vector<std::string> pieces = {"kitap", "lar", "ımız", "dan", "ev", "ler", "de",
                                            "ç",     "o",   "c",    "u",   "k",  " "};
@@ -79,65 +84,46 @@ std::string write_dir(const std::string& tag, int version = kTokenizerFormatVers
   EXPECT_TRUE(
       write_file_atomic(path_join(dir, kSegmentTableFile), SegmentTable::serialize(table_entries()))
           .ok());
-  json files = json::object();
-  for (const char* f : {"pieces.json", kSegmentTableFile}) {
-    files[f] = file_checksum(path_join(dir, f)).value();
+  std::vector<std::string> checked = {"pieces.json", kSegmentTableFile};
+  if (extra.value("root_snap", false)) {
+    EXPECT_TRUE(make_dirs(path_join(dir, "root_snap")).ok());
+    EXPECT_TRUE(write_file_atomic(path_join(dir, kRootSnapRoots), "kitap\nev\n").ok());
+    EXPECT_TRUE(write_file_atomic(path_join(dir, kRootSnapSuffixes), "lar\nlerde\n").ok());
+    checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
   }
-  const json config = {
+  json files = json::object();
+  for (const std::string& f : checked) files[f] = file_checksum(path_join(dir, f)).value();
+  json config = {
       {"format_version", version},
       {"kind", kTokenizerKind},
       {"vocab_size", 259 + pieces.size()},
       {"turkish_apostrophe", turkish_apostrophe},
       {"files", files},
       {"self_test", json::array({json{{"text", "Kitap"}, {"ids", json::array({256, 259})}}})}};
+  config.update(extra);
   EXPECT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
   return dir;
 }
 
+// The text of `ids` (empty when they do not decode: the caller compares it).
+std::string decoded(const Tokenizer& tok, const std::vector<int32_t>& ids) {
+  std::string text;
+  EXPECT_TRUE(tok.decode(ids, &text).ok());
+  return text;
+}
+
 // A tokenizer directory (write_dir(tag)) whose model is a PairSegmenter counting its calls.
-StatusOr<std::unique_ptr<TokenizerDir>> load_with_pairs(const std::string& tag, int* calls) {
-  return TokenizerDir::load(
+StatusOr<std::unique_ptr<Tokenizer>> load_with_pairs(const std::string& tag, int* calls) {
+  return Tokenizer::load(
       write_dir(tag), true, test_model([calls]() {
         return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(calls));
       }));
 }
 
-TEST(SegmentTableTest, SerializedTableLooksUpEveryRun) {
-  const StatusOr<SegmentTable> table =
-      SegmentTable::parse(SegmentTable::serialize(table_entries()), "t.bin");
-  ASSERT_TRUE(table.ok()) << table.status().to_string();
-  EXPECT_EQ(table->size(), 4u);
-  for (const auto& [run, pieces] : table_entries()) {
-    std::vector<std::string> got;
-    ASSERT_TRUE(table->lookup(run, &got)) << run;
-    EXPECT_EQ(got, pieces);
-  }
-}
-
-TEST(SegmentTableTest, PrefixesAndOtherRunsMiss) {
-  const SegmentTable table =
-      SegmentTable::parse(SegmentTable::serialize(table_entries()), "t.bin").value();
-  std::vector<std::string> got;
-  for (const char* run : {"kita", "kitapl", "kitaplar", "", "zzz", "evlerd", "a"}) {
-    EXPECT_FALSE(table.lookup(run, &got)) << run;
-  }
-}
-
-TEST(SegmentTableTest, DamagedImagesAreDataLoss) {
-  const std::string image = SegmentTable::serialize(table_entries());
-  for (const std::string& bad : {image.substr(0, image.size() - 1),
-                                 std::string("XSEGTAB1") + image.substr(8), image.substr(0, 10)}) {
-    const StatusOr<SegmentTable> t = SegmentTable::parse(bad, "t.bin");
-    ASSERT_FALSE(t.ok());
-    EXPECT_EQ(t.status().code(), StatusCode::kDataLoss);
-    EXPECT_NE(t.status().message().find("t.bin"), std::string::npos);
-  }
-}
-
-TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
+TEST(TokenizerTest, TableRunsNeverCreateTheModel) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(
+  const auto tok = Tokenizer::load(
       write_dir("tokdir_table"), true, test_model([&]() {
         ++created;
         return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
@@ -148,15 +134,15 @@ TEST(TokenizerDirTest, TableRunsNeverCreateTheModel) {
   ASSERT_TRUE((*tok)->encode("Kitaplarımızdan evlerde", &ids, false).ok());
   EXPECT_EQ(created, 0);
   EXPECT_FALSE((*tok)->model_created());
-  EXPECT_EQ((*tok)->codec().decode(ids).value(), "Kitaplarımızdan evlerde");
-  EXPECT_EQ((*tok)->segment_word("Kitaplarımızdan").value(),
+  EXPECT_EQ(decoded(**tok, ids), "Kitaplarımızdan evlerde");
+  EXPECT_EQ((*tok)->segment("Kitaplarımızdan").value(),
             (std::vector<std::string>{"Kitap", "lar", "ımız", "dan"}));
 }
 
-TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
+TEST(TokenizerTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   int calls = 0;
   int created = 0;
-  const auto tok = TokenizerDir::load(
+  const auto tok = Tokenizer::load(
       write_dir("tokdir_miss"), true, test_model([&]() {
         ++created;
         return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
@@ -169,13 +155,13 @@ TEST(TokenizerDirTest, MissesCreateTheModelOnceAndBatchInPrefetch) {
   std::vector<int32_t> ids;
   ASSERT_TRUE((*tok)->encode("Okulda evlerimiz", &ids, false).ok());
   EXPECT_EQ(calls, 1);  // answered from the prefetch
-  EXPECT_EQ((*tok)->codec().decode(ids).value(), "Okulda evlerimiz");
+  EXPECT_EQ(decoded(**tok, ids), "Okulda evlerimiz");
   ASSERT_TRUE((*tok)->encode("yeni", &ids, false).ok());  // not prefetched: one more call
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(created, 1);
 }
 
-TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
+TEST(TokenizerTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
   int calls = 0;
   const auto tok = load_with_pairs("tokdir_skip", &calls);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
@@ -190,8 +176,8 @@ TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
   ids.clear();
   ASSERT_TRUE((*tok)->encode("yeni başka", &ids, false).ok());
   EXPECT_EQ(calls, 3);
-  EXPECT_EQ((*tok)->codec().decode(ids).value(), "yeni başka");
-  const TokenizerDir::RunStats stats = (*tok)->run_stats();
+  EXPECT_EQ(decoded(**tok, ids), "yeni başka");
+  const Tokenizer::RunStats stats = (*tok)->run_stats();
   // Letter runs encoded and the distinct runs looked up: the four above and the load's self-test
   // ("Kitap", a table hit).
   EXPECT_EQ(stats.words, 5u);
@@ -199,7 +185,7 @@ TEST(TokenizerDirTest, PrefetchSkipsTheScanWhileBlocksHaveNoMiss) {
   EXPECT_EQ(stats.table, 1u);
 }
 
-TEST(TokenizerDirTest, SkippedScansResumeAfterFifteenBlocks) {
+TEST(TokenizerTest, SkippedScansResumeAfterFifteenBlocks) {
   int calls = 0;
   const auto tok = load_with_pairs("tokdir_rescan", &calls);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
@@ -212,10 +198,10 @@ TEST(TokenizerDirTest, SkippedScansResumeAfterFifteenBlocks) {
   EXPECT_EQ(calls, 1);
 }
 
-TEST(TokenizerDirTest, ApostropheRunsKeptWholeNeverReachTheModel) {
+TEST(TokenizerTest, ApostropheRunsKeptWholeNeverReachTheModel) {
   for (const bool turkish_apostrophe : {true, false}) {
     int calls = 0;
-    const auto tok = TokenizerDir::load(
+    const auto tok = Tokenizer::load(
         write_dir("tokdir_apostrophe", kTokenizerFormatVersion, turkish_apostrophe), true,
         test_model([&]() {
           return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
@@ -223,14 +209,14 @@ TEST(TokenizerDirTest, ApostropheRunsKeptWholeNeverReachTheModel) {
     ASSERT_TRUE(tok.ok()) << tok.status().to_string();
     ASSERT_TRUE((*tok)->prefetch({"Kitap'lar Çocuk'tan"}).ok());
     EXPECT_EQ((*tok)->model_created(), !turkish_apostrophe);
-    EXPECT_EQ((*tok)->segment_word("Kitap'lar").value(),
+    EXPECT_EQ((*tok)->segment("Kitap'lar").value(),
               turkish_apostrophe ? (std::vector<std::string>{"Kitap", "'", "lar"})
                                  : (std::vector<std::string>{"Kitap", "'", "l", "a", "r"}));
   }
 }
 
-TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
-  const auto tok = TokenizerDir::load(
+TEST(TokenizerTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
+  const auto tok = Tokenizer::load(
       write_dir("tokdir_err"), true, test_model([]() {
         return StatusOr<std::unique_ptr<Segmenter>>(data_loss("model/model.pt is damaged"));
       }));
@@ -243,14 +229,14 @@ TEST(TokenizerDirTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
   EXPECT_EQ((*tok)->prefetch({"başka"}).code(), StatusCode::kDataLoss);
 }
 
-TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
+TEST(TokenizerTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
   const std::string dir = write_dir("tokdir_cache");
   const std::string cache = path_join(testing::make_temp_dir("tokdir_cache_file"), "c.cache");
   const std::string text = "Okulda evlerimiz kitap";
   int calls = 0;
   std::vector<int32_t> want;
   {
-    const auto tok = TokenizerDir::load(
+    const auto tok = Tokenizer::load(
         dir, true, test_model([&]() {
           return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
         }));
@@ -260,7 +246,7 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
     ASSERT_TRUE((*tok)->encode(text, &want, false).ok());
     EXPECT_EQ(calls, 1);
   }
-  const auto tok = TokenizerDir::load(
+  const auto tok = Tokenizer::load(
       dir, true, test_model([]() {
         return StatusOr<std::unique_ptr<Segmenter>>(data_loss("no model in this test"));
       }));
@@ -274,9 +260,9 @@ TEST(TokenizerDirTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
   EXPECT_EQ((*tok)->run_stats().cache, 2u);  // okulda, evlerimiz
 }
 
-TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
+TEST(TokenizerTest, CacheFileOfAnotherTokenizerIsRefused) {
   const std::string cache = path_join(testing::make_temp_dir("tokdir_cache_other"), "c.cache");
-  auto first = TokenizerDir::load(write_dir("tokdir_cache_a"), true, {});
+  auto first = Tokenizer::load(write_dir("tokdir_cache_a"), true, {});
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE((*first)->attach_cache(cache).ok());
   first->reset();  // releases the file
@@ -284,34 +270,34 @@ TEST(TokenizerDirTest, CacheFileOfAnotherTokenizerIsRefused) {
   json config = json::parse(read_file(path_join(other, "tokenizer.json")).value());
   config["threshold"] = 0.3;  // another tokenizer
   ASSERT_TRUE(write_file_atomic(path_join(other, "tokenizer.json"), config.dump()).ok());
-  const auto second = TokenizerDir::load(other, true, {});
+  const auto second = Tokenizer::load(other, true, {});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   const Status s = (*second)->attach_cache(cache);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("another tokenizer"), std::string::npos) << s.message();
 }
 
-TEST(TokenizerDirTest, OldFormatVersionAsksForAReExport) {
-  const auto tok = TokenizerDir::load(write_dir("tokdir_v1", 1), true, {});
+TEST(TokenizerTest, OldFormatVersionAsksForAReExport) {
+  const auto tok = Tokenizer::load(write_dir("tokdir_v1", 1), true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(tok.status().message().find("format_version 1"), std::string::npos);
   EXPECT_NE(tok.status().hint().find("morpheus export"), std::string::npos);
 }
 
-TEST(TokenizerDirTest, SwappedTableFailsTheChecksum) {
+TEST(TokenizerTest, SwappedTableFailsTheChecksum) {
   const std::string dir = write_dir("tokdir_swap");
   auto entries = table_entries();
   entries[0].second = {"kitaplar", "ımızdan"};
   ASSERT_TRUE(
       write_file_atomic(path_join(dir, kSegmentTableFile), SegmentTable::serialize(entries)).ok());
-  const auto tok = TokenizerDir::load(dir, true, {});
+  const auto tok = Tokenizer::load(dir, true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(tok.status().message().find(kSegmentTableFile), std::string::npos);
 }
 
-TEST(TokenizerDirTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
+TEST(TokenizerTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
   // pieces.json reordered and its checksum updated: only the self-test can notice.
   const std::string dir = write_dir("tokdir_selftest");
   const std::vector<std::string> pieces = {"lar", "kitap", "ımız", "dan", "ev", "ler", "de",
@@ -321,10 +307,65 @@ TEST(TokenizerDirTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
   json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
   config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
   ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
-  const auto tok = TokenizerDir::load(dir, true, {});
+  const auto tok = Tokenizer::load(dir, true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(tok.status().message().find("self-test"), std::string::npos);
+}
+
+// A directory exported with the root snap (roots kitap, ev; chains lar, lerde) and a model
+// self-test run.
+std::string write_snap_dir(const std::string& tag, const std::vector<std::string>& self_test) {
+  const json extra = {
+      {"root_snap", true},
+      {"root_snap_rule", morph::kRootSnapRule},
+      {"model_self_test", json::array({{{"run", "kitaplar"}, {"pieces", self_test}}})}};
+  return write_dir(tag, kTokenizerFormatVersion, false, extra);
+}
+
+TEST(TokenizerTest, ModelAnswersGetTheRootSnapBeforeTheyAreUsedOrCached) {
+  const std::string cache = path_join(testing::make_temp_dir("tok_snap_cache"), "c.cache");
+  int calls = 0;
+  auto tok = Tokenizer::load(
+      write_snap_dir("tok_snap", {"kitap", "l", "ar"}), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE((*tok)->attach_cache(cache).ok());
+  // The model cuts in pairs (ki ta pl ar); the snap cuts at the root end and nowhere inside the
+  // root, the model's cut among the suffixes stays: kitap l ar (ar, outside the vocabulary,
+  // backs off to its code points).
+  EXPECT_EQ((*tok)->segment("Kitaplar2").value(),
+            (std::vector<std::string>{"Kitap", "l", "a", "r", "2"}));
+  const StatusOr<Segmenter*> model = (*tok)->model();
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ((*model)->segment({"kitaplar"}).value().front(),
+            (std::vector<std::string>{"ki", "ta", "pl", "ar"}));  // stage 3 alone
+  // The table holds snapped pieces and is not snapped again: evlerde stays ev ler de, where
+  // the snap of those cuts would give ev + lerde.
+  EXPECT_EQ((*tok)->segment("evlerde").value(), (std::vector<std::string>{"ev", "ler", "de"}));
+  tok->reset();  // releases the cache file
+  CacheRecords records;
+  CacheFileInfo info;
+  ASSERT_TRUE(read_cache_file(cache, 0, &records, &info).ok());
+  EXPECT_EQ(records.at("kitaplar"), "kitap l ar");
+}
+
+TEST(TokenizerTest, ModelThatFailsTheSelfTestIsRefused) {
+  int calls = 0;
+  const auto tok = Tokenizer::load(
+      write_snap_dir("tok_selftest_model", {"kitap", "lar"}), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  EXPECT_EQ(calls, 0);  // the model is created on the first miss
+  const StatusOr<Segmenter*> model = (*tok)->model();
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(model.status().message().find("model self-test run 0"), std::string::npos)
+      << model.status().to_string();
+  std::vector<int32_t> ids;
+  EXPECT_EQ((*tok)->encode("okul", &ids, false).code(), StatusCode::kDataLoss);
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "tokenizer/segmentation_file.h"
+#include "tokenizer/segment_file.h"
 
 #include "core/file_util.h"
 #include "core/utf8.h"
 
 namespace morpheus::tokenizer {
 
-StatusOr<SegmentedWord> parse_segmentation_line(std::string_view line) {
+StatusOr<SegmentedWord> parse_segment_line(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   const size_t tab = line.find('\t');
   if (tab == std::string_view::npos) {
@@ -37,7 +37,7 @@ StatusOr<SegmentedWord> parse_segmentation_line(std::string_view line) {
   return out;
 }
 
-std::string format_segmentation(const std::string& word, const std::vector<std::string>& pieces) {
+std::string format_segment_line(const std::string& word, const std::vector<std::string>& pieces) {
   std::string line = word;
   line.push_back('\t');
   for (size_t i = 0; i < pieces.size(); ++i) {
@@ -47,14 +47,14 @@ std::string format_segmentation(const std::string& word, const std::vector<std::
   return line;
 }
 
-StatusOr<std::vector<SegmentedWord>> read_segmentation_file(const std::string& path) {
+StatusOr<std::vector<SegmentedWord>> read_segment_file(const std::string& path) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path));
   std::vector<SegmentedWord> words;
   std::string line;
   while (reader.next(&line)) {
     if (line.empty() || line == "\r") continue;
-    auto parsed = parse_segmentation_line(line);
+    auto parsed = parse_segment_line(line);
     if (!parsed.ok()) {
       Status s = parsed.status();
       return s.prepend(path + ": line " + std::to_string(reader.line_number()));
@@ -65,12 +65,12 @@ StatusOr<std::vector<SegmentedWord>> read_segmentation_file(const std::string& p
   return words;
 }
 
-Status write_segmentation_file(const std::string& path, const std::vector<SegmentedWord>& words) {
+Status write_segment_file(const std::string& path, const std::vector<SegmentedWord>& words) {
   AtomicFileWriter writer;
   MORPHEUS_RETURN_IF_ERROR(writer.open(path));
   std::string buffer;
   for (const SegmentedWord& w : words) {
-    buffer += format_segmentation(w.word, w.pieces);
+    buffer += format_segment_line(w.word, w.pieces);
     buffer.push_back('\n');
     if (buffer.size() > (1u << 16)) {
       MORPHEUS_RETURN_IF_ERROR(writer.write(buffer));

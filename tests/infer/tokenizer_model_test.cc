@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Tests of the Morpheus tokenizer (infer/neural_segmenter.h, infer/neural_tokenizer.h) on tiny
-// randomly initialised models: chunking, the LRU cache, export (segmentation table, lazy model),
-// the lossless round trip on 100,000 random strings and on the UD dev sentences, self-test and
-// checksum failures on swapped weights/vocabulary, and embeddings.
-#include "infer/neural_tokenizer.h"
+// Tests of the Morpheus tokenizer with its model in process (infer/tokenizer_model.h,
+// infer/neural_segmenter.h, infer/export.h) on tiny randomly initialised models: chunking, the
+// LRU cache, export (segment table, lazy model, root snap), the lossless round trip on 100,000
+// random strings and on the UD dev sentences, self-test and checksum failures on swapped
+// weights/vocabulary, and embeddings.
+#include "infer/tokenizer_model.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -18,15 +19,17 @@
 #include <vector>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "infer/export.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/pretokenizer.h"
-#include "tokenizer/tokenizer_dir.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
@@ -123,8 +126,8 @@ void load_model(const std::string& dir, model::Morpheus* model, model::CharVocab
   *chars = std::move(*c);
 }
 
-const NeuralSegmenter& model_ok(const NeuralTokenizer& tok) {
-  StatusOr<const NeuralSegmenter*> seg = tok.segmenter();
+const NeuralSegmenter& model_ok(const tokenizer::Tokenizer& tok) {
+  StatusOr<const NeuralSegmenter*> seg = neural_model(tok);
   EXPECT_TRUE(seg.ok()) << seg.status().to_string();
   return **seg;
 }
@@ -136,13 +139,20 @@ void update_checksum(const std::string& dir, const std::string& relative) {
   ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump(2)).ok());
 }
 
-std::unique_ptr<NeuralTokenizer> load_ok(const std::string& dir) {
-  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(dir);
+// The text of `ids` (empty when they do not decode: the caller compares it).
+std::string decoded(const tokenizer::Tokenizer& tok, const std::vector<int32_t>& ids) {
+  std::string text;
+  EXPECT_TRUE(tok.decode(ids, &text).ok());
+  return text;
+}
+
+std::unique_ptr<tokenizer::Tokenizer> load_ok(const std::string& dir) {
+  StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok = load_with_model(dir);
   EXPECT_TRUE(tok.ok()) << tok.status().to_string();
   return tok.ok() ? std::move(*tok) : nullptr;
 }
 
-class NeuralTokenizerTest : public ::testing::Test {
+class TokenizerModelTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     torch::set_num_threads(1);
@@ -158,10 +168,10 @@ class NeuralTokenizerTest : public ::testing::Test {
   static std::string* root_;
   static std::string* tok_dir_;
 };
-std::string* NeuralTokenizerTest::root_ = nullptr;
-std::string* NeuralTokenizerTest::tok_dir_ = nullptr;
+std::string* TokenizerModelTest::root_ = nullptr;
+std::string* TokenizerModelTest::tok_dir_ = nullptr;
 
-TEST_F(NeuralTokenizerTest, ExportWritesAVersionedDirectory) {
+TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
   for (const char* f : {"tokenizer.json", "pieces.json", "segments.bin", "char_vocab.json",
                         "words.tsv", "model/model.pt", "model/config.json"}) {
     EXPECT_TRUE(file_exists(path_join(*tok_dir_, f))) << f;
@@ -170,13 +180,13 @@ TEST_F(NeuralTokenizerTest, ExportWritesAVersionedDirectory) {
   EXPECT_NE(config.find("\"format_version\": 2"), std::string::npos);
   EXPECT_NE(config.find("\"model_self_test\""), std::string::npos);
   EXPECT_NE(config.find("\"self_test\""), std::string::npos);
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
-  EXPECT_LE(tok->codec().vocab_size(), 600);
-  EXPECT_GE(tok->codec().piece_id("ş"), tokenizer::PieceCodec::kFirstPieceId);  // base letters
+  EXPECT_LE(tok->vocab_size(), 600);
+  EXPECT_GE(tok->piece_to_id("ş"), tokenizer::PieceCodec::kFirstPieceId);  // base letters
 }
 
-TEST_F(NeuralTokenizerTest, SelfTestHasModelDependentSamples) {
+TEST_F(TokenizerModelTest, SelfTestHasModelDependentSamples) {
   const std::string config = *read_file(path_join(*tok_dir_, "tokenizer.json"));
   // More than the fixed multi-script sample: words whose segmentation the model decides.
   size_t samples = 0;
@@ -187,8 +197,8 @@ TEST_F(NeuralTokenizerTest, SelfTestHasModelDependentSamples) {
   EXPECT_GE(samples, 3u);
 }
 
-TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, LongRunsAreChunkedNeverDropped) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const std::string word = "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan";
   const std::vector<std::string> pieces = model_ok(*tok).segment(word);
@@ -206,7 +216,7 @@ TEST_F(NeuralTokenizerTest, LongRunsAreChunkedNeverDropped) {
   }
 }
 
-TEST_F(NeuralTokenizerTest, LruCacheIsBoundedAndHit) {
+TEST_F(TokenizerModelTest, LruCacheIsBoundedAndHit) {
   model::Morpheus m{nullptr};
   model::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
@@ -222,8 +232,8 @@ TEST_F(NeuralTokenizerTest, LruCacheIsBoundedAndHit) {
   EXPECT_EQ(seg.model_chunks(), 4u);
 }
 
-TEST_F(NeuralTokenizerTest, BatchedSegmentationMatchesSingleWords) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, BatchedSegmentationMatchesSingleWords) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const std::vector<std::string> words = {"ev", "evlerimizden", "kitaplarımızdan", "göz",
                                           "şehirlerimizdekilerden"};
@@ -231,14 +241,15 @@ TEST_F(NeuralTokenizerTest, BatchedSegmentationMatchesSingleWords) {
   for (size_t i = 0; i < words.size(); ++i) {
     // Words far from the threshold must not depend on the batch they ran in.
     if (model_ok(*tok).decision_margin(words[i]) < 1e-3f) continue;
-    StatusOr<std::unique_ptr<NeuralTokenizer>> fresh = NeuralTokenizer::load(*tok_dir_, false);
+    StatusOr<std::unique_ptr<tokenizer::Tokenizer>> fresh =
+        tokenizer::Tokenizer::load(*tok_dir_, false, in_process_model({}));
     ASSERT_TRUE(fresh.ok());
     EXPECT_EQ(model_ok(**fresh).segment(words[i]), batched[i]) << words[i];
   }
 }
 
-TEST_F(NeuralTokenizerTest, BoundaryProbabilitiesGiveTheSegmentationCuts) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, BoundaryProbabilitiesGiveTheSegmentationCuts) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const NeuralSegmenter& seg = model_ok(*tok);
   const std::string long_word = "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan";
@@ -284,7 +295,7 @@ class HashSegmenter : public tokenizer::WordSegmenter {
   }
 };
 
-void expect_round_trips(const tokenizer::TokenizerDir& tok, size_t count, uint64_t seed) {
+void expect_round_trips(const tokenizer::Tokenizer& tok, size_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   constexpr size_t kBlock = 5000;
   size_t checked = 0;
@@ -301,7 +312,7 @@ void expect_round_trips(const tokenizer::TokenizerDir& tok, size_t count, uint64
       const Status s = tok.encode(text, &ids, false);
       ASSERT_TRUE(s.ok()) << s.to_string();
       back.clear();
-      ASSERT_TRUE(tok.codec().decode(ids, &back).ok());
+      ASSERT_TRUE(tok.decode(ids, &back).ok());
       ASSERT_EQ(back, text);
       ++checked;
     }
@@ -309,16 +320,23 @@ void expect_round_trips(const tokenizer::TokenizerDir& tok, size_t count, uint64
   EXPECT_EQ(checked, count);
 }
 
-TEST_F(NeuralTokenizerTest, RoundTripOn100000RandomStrings) {
+TEST_F(TokenizerModelTest, RoundTripOn100000RandomStrings) {
   // The exported table and vocabulary; runs outside the table go to a cheap stand-in segmenter
-  // (losslessness does not depend on where the model cuts; the model path is tested below).
+  // (losslessness does not depend on where the model cuts; the model path is tested below). The
+  // stand-in is not the exported model: a copy without the model self-test lets it in.
+  const std::string dir = path_join(*root_, "stand_in");
+  fs::copy(*tok_dir_, dir, fs::copy_options::recursive);
+  StatusOr<nlohmann::json> config = load_json_file(path_join(dir, "tokenizer.json"));
+  ASSERT_TRUE(config.ok());
+  config->erase("model_self_test");
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config->dump(2)).ok());
   int created = 0;
   tokenizer::register_segmenter("test-hash", [&created](const tokenizer::SegmenterSpec&) {
     ++created;
     return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(std::make_unique<HashSegmenter>());
   });
-  StatusOr<std::unique_ptr<tokenizer::TokenizerDir>> tok =
-      tokenizer::TokenizerDir::load(*tok_dir_, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
+  StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok =
+      tokenizer::Tokenizer::load(dir, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   expect_round_trips(**tok, 100000, 20261122);
   EXPECT_EQ(created, 1);
@@ -326,32 +344,32 @@ TEST_F(NeuralTokenizerTest, RoundTripOn100000RandomStrings) {
   EXPECT_GT((*tok)->table_hits(), 0u);      // and the table answered the exported runs
 }
 
-TEST_F(NeuralTokenizerTest, RoundTripOnRandomStringsThroughTheModel) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, RoundTripOnRandomStringsThroughTheModel) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
-  expect_round_trips(tok->tokenizer(), 3000, 11);
+  expect_round_trips(*tok, 3000, 11);
   EXPECT_GT(model_ok(*tok).model_chunks(), 1000u);  // the model really segmented the runs
 }
 
-TEST_F(NeuralTokenizerTest, ExportedRunsNeedNoModel) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, ExportedRunsNeedNoModel) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   std::vector<int32_t> ids;
   const std::string text = "Kitaplarımızdan EVLER, okulda: 3,5 çocuk!";
   ASSERT_TRUE(tok->prefetch({text}).ok());
-  ASSERT_TRUE(tok->encode(text, &ids).ok());
-  EXPECT_EQ(*tok->codec().decode(ids), text);
-  EXPECT_FALSE(tok->tokenizer().model_created());
-  EXPECT_EQ(tok->tokenizer().model_runs(), 0u);
-  ASSERT_TRUE(tok->encode("zzqxw", &ids).ok());  // not in the table: loads the model
-  EXPECT_TRUE(tok->tokenizer().model_created());
-  EXPECT_EQ(tok->tokenizer().model_runs(), 1u);
+  ASSERT_TRUE(tok->encode(text, &ids, false).ok());
+  EXPECT_EQ(decoded(*tok, ids), text);
+  EXPECT_FALSE(tok->model_created());
+  EXPECT_EQ(tok->model_runs(), 0u);
+  ASSERT_TRUE(tok->encode("zzqxw", &ids, false).ok());  // not in the table: loads the model
+  EXPECT_TRUE(tok->model_created());
+  EXPECT_EQ(tok->model_runs(), 1u);
 }
 
-TEST_F(NeuralTokenizerTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
-  const SegmentTable& table = tok->tokenizer().table();
+  const SegmentTable& table = tok->table();
   ASSERT_GT(table.size(), 100u);
   std::vector<std::string> runs;
   std::vector<std::vector<std::string>> stored;
@@ -376,7 +394,7 @@ TEST_F(NeuralTokenizerTest, TableHoldsTheModelSegmentationOfEveryExportedRun) {
   EXPECT_GE(same * 100, runs.size() * 99) << same << " of " << runs.size();
 }
 
-TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
+TEST_F(TokenizerModelTest, RootSnapCutsTheTableAndTheModelAlike) {
   const std::string roots = path_join(*root_, "roots.txt");
   const std::string suffixes = path_join(*root_, "suffixes.txt");
   ASSERT_TRUE(write_file_atomic(roots, "kitap NOUN\nçocuk NOUN\nşehir NOUN\nçilingir NOUN\n").ok());
@@ -390,21 +408,24 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   options.root_lexicon = roots;
   options.suffix_lexicon = suffixes;
   ASSERT_TRUE(export_tokenizer(options).ok());
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(options.out);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.out);
   ASSERT_NE(tok, nullptr);
+  StatusOr<morph::RootLexicon> lexicon = morph::RootLexicon::load(roots, suffixes);
+  ASSERT_TRUE(lexicon.ok());
   // Exported words (table) and a word only the model sees, all cut at the root end.
   // Dictionary roots no exported word holds are vocabulary pieces too (no back-off inside them).
-  EXPECT_GE(tok->codec().piece_id("çilingir"), tokenizer::PieceCodec::kFirstPieceId);
+  EXPECT_GE(tok->piece_to_id("çilingir"), tokenizer::PieceCodec::kFirstPieceId);
   for (const std::string word :
        {"kitaplar", "çocuklarımızdan", "kitaplarda", "şehirlerde", "çilingirlerde"}) {
     std::vector<std::string> stored;
-    const bool in_table = tok->tokenizer().table().lookup(word, &stored);
+    const bool in_table = tok->table().lookup(word, &stored);
     EXPECT_EQ(in_table, word == "kitaplar" || word == "çocuklarımızdan") << word;
-    StatusOr<std::vector<std::string>> pieces = tok->tokenizer().segment_word(word);
+    StatusOr<std::vector<std::string>> pieces = tok->segment(word);
     ASSERT_TRUE(pieces.ok()) << pieces.status().to_string();
     const std::string root = word.substr(0, std::min(word.rfind("lar"), word.rfind("ler")));
     EXPECT_EQ(pieces->front(), root) << word;
-    EXPECT_EQ(model_ok(*tok).segment(word).front(), root) << word;  // before vocabulary back-off
+    // The model's pieces (stage 3) get the root end from the snap (stage 4), before back-off.
+    EXPECT_EQ(morph::snap_pieces(*lexicon, model_ok(*tok).segment(word)).front(), root) << word;
     if (in_table) {
       EXPECT_EQ(stored, *pieces) << word;
     }
@@ -415,20 +436,20 @@ TEST_F(NeuralTokenizerTest, RootSnapCutsTheTableAndTheModelAlike) {
   ASSERT_TRUE(config.ok());
   config->erase("root_snap_rule");  // directories exported before the rule was recorded: rule 1
   ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
-  const StatusOr<const NeuralSegmenter*> old_rule = load_ok(options.out)->segmenter();
+  const StatusOr<const NeuralSegmenter*> old_rule = neural_model(*load_ok(options.out));
   ASSERT_FALSE(old_rule.ok());
   EXPECT_NE(old_rule.status().to_string().find("root-snap rule 1"), std::string::npos);
   (*config)["root_snap_rule"] = morph::kRootSnapRule;
   ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
-  EXPECT_TRUE(load_ok(options.out)->segmenter().ok());
+  EXPECT_TRUE(neural_model(*load_ok(options.out)).ok());
   // The lexicons are part of the checksummed directory.
   ASSERT_TRUE(write_file_atomic(path_join(options.out, "root_snap/roots.txt"), "ev\n").ok());
-  std::unique_ptr<NeuralTokenizer> damaged = load_ok(options.out);
+  std::unique_ptr<tokenizer::Tokenizer> damaged = load_ok(options.out);
   ASSERT_NE(damaged, nullptr);
-  EXPECT_FALSE(damaged->segmenter().ok());
+  EXPECT_FALSE(neural_model(*damaged).ok());
 }
 
-TEST_F(NeuralTokenizerTest, TextGivesTheApostrophePieces) {
+TEST_F(TokenizerModelTest, TextGivesTheApostrophePieces) {
   const std::string text = path_join(*root_, "text.txt");
   ASSERT_TRUE(write_file_atomic(text, "Ankara'nın evleri\nANKARA'NIN\n1990'nın 3'ü\n").ok());
   for (const bool with_text : {true, false}) {
@@ -439,32 +460,30 @@ TEST_F(NeuralTokenizerTest, TextGivesTheApostrophePieces) {
     options.out = path_join(*root_, with_text ? "tok7-text" : "tok7-notext");
     options.vocab_size = 600;
     ASSERT_TRUE(export_tokenizer(options).ok());
-    std::unique_ptr<NeuralTokenizer> tok = load_ok(options.out);
+    std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.out);
     ASSERT_NE(tok, nullptr);
-    const tokenizer::PieceCodec& codec = tok->codec();
+    const tokenizer::Tokenizer& codec = *tok;
     // Counted once per occurrence: 3 >= min_count 2, "'ü" (1) is not kept.
-    EXPECT_EQ(codec.piece_id("'nın") >= 0, with_text);
-    EXPECT_EQ(codec.piece_id("ankara") >= 0, with_text);
-    EXPECT_LT(codec.piece_id("'ü"), 0);
+    EXPECT_EQ(codec.piece_to_id("'nın") >= 0, with_text);
+    EXPECT_EQ(codec.piece_to_id("ankara") >= 0, with_text);
+    EXPECT_LT(codec.piece_to_id("'ü"), 0);
     // From the word types: İstanbul'da.
-    EXPECT_GE(codec.piece_id("'da"), 0);
-    EXPECT_GE(codec.piece_id("istanbul"), 0);
+    EXPECT_GE(codec.piece_to_id("'da"), 0);
+    EXPECT_GE(codec.piece_to_id("istanbul"), 0);
     if (with_text) {
-      EXPECT_EQ(tok->tokenizer().segment_word("Ankara'nın").value(),
-                (std::vector<std::string>{"Ankara", "'nın"}));
+      EXPECT_EQ(tok->segment("Ankara'nın").value(), (std::vector<std::string>{"Ankara", "'nın"}));
     }
-    EXPECT_EQ(tok->tokenizer().segment_word("İstanbul'da").value(),
-              (std::vector<std::string>{"İstanbul", "'da"}));
+    EXPECT_EQ(tok->segment("İstanbul'da").value(), (std::vector<std::string>{"İstanbul", "'da"}));
   }
 }
 
-TEST_F(NeuralTokenizerTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
+TEST_F(TokenizerModelTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
   // A vocabulary too small for the model's pieces: they split into vocabulary pieces inside
   // the model's piece (never across its boundaries), not into single characters.
   const std::string dir = export_tiny(testing::make_temp_dir("neural_small_vocab"), 7, 259 + 60);
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(dir);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(dir);
   ASSERT_NE(tok, nullptr);
-  const SegmentTable& table = tok->tokenizer().table();
+  const SegmentTable& table = tok->table();
   size_t backed_off = 0;  // multi-character pieces inside model pieces outside the vocabulary
   for (size_t i = 0; i < table.size(); ++i) {
     std::vector<std::string> model;
@@ -477,28 +496,28 @@ TEST_F(NeuralTokenizerTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
       run += model.back();
       b = e + 1;
     }
-    const std::vector<std::string> pieces = *tok->codec().segment_word(run);
+    const std::vector<std::string> pieces = *tok->segment(run);
     size_t k = 0;
     for (const std::string& m : model) {
       // The codec's pieces tile each model piece exactly.
       std::string inside;
       while (inside.size() < m.size() && k < pieces.size()) {
-        EXPECT_GE(tok->codec().piece_id(pieces[k]), 0) << pieces[k];
-        if (tok->codec().piece_id(m) < 0 && utf8::length(pieces[k]) > 1) ++backed_off;
+        EXPECT_GE(tok->piece_to_id(pieces[k]), 0) << pieces[k];
+        if (tok->piece_to_id(m) < 0 && utf8::length(pieces[k]) > 1) ++backed_off;
         inside += pieces[k++];
       }
       ASSERT_EQ(inside, m) << run;
     }
     EXPECT_EQ(k, pieces.size()) << run;
   }
-  EXPECT_FALSE(tok->tokenizer().model_created());
+  EXPECT_FALSE(tok->model_created());
   EXPECT_GT(backed_off, 0u);
 }
 
-TEST_F(NeuralTokenizerTest, RoundTripOnEveryDevSentence) {
+TEST_F(TokenizerModelTest, RoundTripOnEveryDevSentence) {
   const std::string path = testing::shared_data_file("corpus/dev_ud_sentences.txt");
   MORPHEUS_REQUIRE_DATA(path, "corpus/dev_ud_sentences.txt");
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   LineReader reader;
   ASSERT_TRUE(reader.open(path).ok());
@@ -510,11 +529,9 @@ TEST_F(NeuralTokenizerTest, RoundTripOnEveryDevSentence) {
   ASSERT_TRUE(tok->prefetch(lines).ok());
   for (size_t i = 0; i < lines.size(); ++i) {
     std::vector<int32_t> ids;
-    const Status s = tok->encode(lines[i], &ids);
+    const Status s = tok->encode(lines[i], &ids, false);
     ASSERT_TRUE(s.ok()) << "line " << i + 1 << ": " << s.to_string();
-    StatusOr<std::string> back = tok->codec().decode(ids);
-    ASSERT_TRUE(back.ok());
-    ASSERT_EQ(*back, lines[i]) << "line " << i + 1;
+    ASSERT_EQ(decoded(*tok, ids), lines[i]) << "line " << i + 1;
   }
 }
 
@@ -537,7 +554,7 @@ std::vector<std::string> dev_words(size_t limit) {
   return words;
 }
 
-TEST_F(NeuralTokenizerTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
+TEST_F(TokenizerModelTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
   MORPHEUS_REQUIRE_DATA(testing::shared_data_file("corpus/dev_ud_sentences.txt"),
                         "corpus/dev_ud_sentences.txt");
   const std::vector<std::string> words = dev_words(5000);
@@ -565,20 +582,20 @@ TEST_F(NeuralTokenizerTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
   EXPECT_EQ(float_seg.segment_many(words), want);
 }
 
-TEST_F(NeuralTokenizerTest, InvalidUtf8IsAnErrorWithOffsetOrByteTokens) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, InvalidUtf8IsAnErrorWithOffsetOrByteTokens) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const std::string bad = std::string("evler") + '\xC3' + "de";
   std::vector<int32_t> ids;
-  const Status s = tok->codec().encode(bad, &ids);
+  const Status s = tok->encode(bad, &ids, false);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("5"), std::string::npos) << s.message();
   ids.clear();
-  ASSERT_TRUE(tok->codec().encode(bad, &ids, nullptr, true).ok());
-  EXPECT_EQ(*tok->codec().decode(ids), bad);
+  ASSERT_TRUE(tok->encode(bad, &ids, true).ok());
+  EXPECT_EQ(decoded(*tok, ids), bad);
 }
 
-TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
+TEST_F(TokenizerModelTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
   const std::string other = export_tiny(*root_, 8);
   const std::string victim = path_join(*root_, "swapped_weights");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
@@ -589,28 +606,28 @@ TEST_F(NeuralTokenizerTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
   }
   {
     // The table still serves exported runs; the model fails when first needed.
-    std::unique_ptr<NeuralTokenizer> tok = load_ok(victim);
+    std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(victim);
     ASSERT_NE(tok, nullptr);
-    const StatusOr<const NeuralSegmenter*> seg = tok->segmenter();
+    const StatusOr<const NeuralSegmenter*> seg = neural_model(*tok);
     ASSERT_FALSE(seg.ok());
     EXPECT_EQ(seg.status().code(), StatusCode::kDataLoss);
     EXPECT_NE(seg.status().message().find("model.pt"), std::string::npos)
         << seg.status().to_string();
     std::vector<int32_t> ids;
-    EXPECT_EQ(tok->encode("zzqxw", &ids).code(), StatusCode::kDataLoss);
+    EXPECT_EQ(tok->encode("zzqxw", &ids, false).code(), StatusCode::kDataLoss);
   }
   // With a matching checksum (e.g. edited by hand), the model self-test catches the weights.
   update_checksum(victim, "model/model.pt");
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(victim);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(victim);
   ASSERT_NE(tok, nullptr);
-  const StatusOr<const NeuralSegmenter*> seg = tok->segmenter();
+  const StatusOr<const NeuralSegmenter*> seg = neural_model(*tok);
   ASSERT_FALSE(seg.ok());
   EXPECT_EQ(seg.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(seg.status().message().find("model self-test"), std::string::npos)
       << seg.status().to_string();
 }
 
-TEST_F(NeuralTokenizerTest, SwappedVocabularyFailsToLoad) {
+TEST_F(TokenizerModelTest, SwappedVocabularyFailsToLoad) {
   // pieces.json of another export: caught by the checksum, and with a matching checksum by the
   // size check or the table self-test.
   const std::string other = export_tiny(*root_, 9);
@@ -618,30 +635,30 @@ TEST_F(NeuralTokenizerTest, SwappedVocabularyFailsToLoad) {
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
   fs::copy_file(path_join(other, "pieces.json"), path_join(victim, "pieces.json"),
                 fs::copy_options::overwrite_existing);
-  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
+  StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok = load_with_model(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
   EXPECT_NE(tok.status().message().find("checksum"), std::string::npos);
   update_checksum(victim, "pieces.json");
-  tok = NeuralTokenizer::load(victim);
+  tok = load_with_model(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
 }
 
-TEST_F(NeuralTokenizerTest, SwappedTableFailsTheChecksum) {
+TEST_F(TokenizerModelTest, SwappedTableFailsTheChecksum) {
   const std::string other = export_tiny(*root_, 10);
   const std::string victim = path_join(*root_, "swapped_table");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
   fs::copy_file(path_join(other, "segments.bin"), path_join(victim, "segments.bin"),
                 fs::copy_options::overwrite_existing);
-  StatusOr<std::unique_ptr<NeuralTokenizer>> tok = NeuralTokenizer::load(victim);
+  StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok = load_with_model(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
   EXPECT_NE(tok.status().message().find("segments.bin"), std::string::npos);
 }
 
-TEST_F(NeuralTokenizerTest, EmbeddingsHaveOneFiniteRowPerWord) {
-  std::unique_ptr<NeuralTokenizer> tok = load_ok(*tok_dir_);
+TEST_F(TokenizerModelTest, EmbeddingsHaveOneFiniteRowPerWord) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   const torch::Tensor e = model_ok(*tok).embed(
       {"Evler", "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan", "", "göz"});

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Persistent segmentation cache: checked reading, locked appending, merging.
-#include "tokenizer/seg_cache.h"
+#include "tokenizer/segment_cache.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

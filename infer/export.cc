@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `morpheus export` (vocabulary distillation) and the tokenizer directory loader with self-test.
-#include "infer/neural_tokenizer.h"
+// `morpheus export`: the word types through the model and the root snap, the piece vocabulary,
+// the directory with its self-tests.
+#include "infer/export.h"
 
 #include <unistd.h>
 
@@ -8,22 +9,28 @@
 #include <charconv>
 #include <chrono>
 #include <filesystem>
-#include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/json_config.h"
 #include "core/logging.h"
 #include "core/progress.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "infer/neural_segmenter.h"
+#include "model/char_vocab.h"
 #include "model/checkpoint.h"
-#include "model/runtime.h"
+#include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
+#include "tokenizer/piece_codec.h"
 #include "tokenizer/pretokenizer.h"
+#include "tokenizer/segment_table.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
@@ -31,17 +38,25 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using tokenizer::fold_run;
+using tokenizer::kRootSnapRoots;
+using tokenizer::kRootSnapSuffixes;
 using tokenizer::SegmentTable;
 
-constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
-constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
+// The exported segmentation of folded letter runs: the model's pieces, then the root snap when
+// the export has one (stages 3 and 4 of tokenizer/tokenizer.h, as encode applies them to a run
+// the table lacks).
+struct ExportSegmenter {
+  const NeuralSegmenter& model;
+  const morph::RootLexicon* root_snap;  // null without --root-snap
 
-StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::string& roots,
-                                                                   const std::string& suffixes) {
-  MORPHEUS_ASSIGN_OR_RETURN(morph::RootLexicon lexicon, morph::RootLexicon::load(roots, suffixes));
-  return std::shared_ptr<const morph::RootLexicon>(
-      std::make_shared<morph::RootLexicon>(std::move(lexicon)));
-}
+  std::vector<std::vector<std::string>> segment(const std::vector<std::string>& runs) const {
+    std::vector<std::vector<std::string>> pieces = model.segment_many(runs);
+    if (root_snap != nullptr) {
+      for (std::vector<std::string>& p : pieces) p = morph::snap_pieces(*root_snap, std::move(p));
+    }
+    return pieces;
+  }
+};
 
 constexpr float kSelfTestMargin = 0.05f;  // logit distance from the threshold for sample words
 
@@ -285,8 +300,8 @@ Status count_text_apostrophe_pieces(const std::string& path, ExportState* state)
   return reader.status();
 }
 
-// The model's pieces of every run: the segmentation table, and the piece counts.
-void segment_runs(const NeuralSegmenter& segmenter, ExportState* state) {
+// The model's pieces of every run: the segment table, and the piece counts.
+void segment_runs(const ExportSegmenter& segmenter, ExportState* state) {
   const std::vector<std::string>& runs = state->runs;
   state->table_entries.reserve(runs.size());
   ProgressBar bar("export: segment", runs.size(), "words");
@@ -295,7 +310,7 @@ void segment_runs(const NeuralSegmenter& segmenter, ExportState* state) {
     const std::vector<std::string> block(
         runs.begin() + static_cast<std::ptrdiff_t>(begin),
         runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
-    std::vector<std::vector<std::string>> pieces = segmenter.segment_many(block);
+    std::vector<std::vector<std::string>> pieces = segmenter.segment(block);
     for (size_t i = 0; i < block.size(); ++i) {
       const uint64_t count = state->run_counts[block[i]];
       for (const std::string& p : pieces[i]) state->piece_counts[p] += count;
@@ -404,12 +419,12 @@ StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& o
 
 // Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table only:
 // no model), added to `config`.
-Status add_self_tests(const std::string& dir, const NeuralSegmenter& segmenter,
+Status add_self_tests(const std::string& dir, const ExportSegmenter& segmenter,
                       const ExportState& state, json* config) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::TokenizerDir> tok,
-                            tokenizer::TokenizerDir::load(dir, false, {}));
-  const std::vector<std::string> decisive = decisive_runs(segmenter, state.words);
-  const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment_many(decisive);
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::load(dir, false, {}));
+  const std::vector<std::string> decisive = decisive_runs(segmenter.model, state.words);
+  const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment(decisive);
   for (size_t i = 0; i < decisive.size(); ++i) {
     (*config)["model_self_test"].push_back(
         json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
@@ -424,7 +439,7 @@ Status add_self_tests(const std::string& dir, const NeuralSegmenter& segmenter,
 
 // Writes the whole directory into `tmp`; tokenizer.json last, with its self-tests.
 Status write_export_dir(const std::string& tmp, const ExportOptions& options,
-                        const model::Morpheus& model, const NeuralSegmenter& segmenter,
+                        const model::Morpheus& model, const ExportSegmenter& segmenter,
                         ExportState* state) {
   MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
   MORPHEUS_ASSIGN_OR_RETURN(json files, write_export_files(tmp, options, model, state));
@@ -471,13 +486,17 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   seg_options.cache_capacity = 0;
   seg_options.threshold = options.threshold;
   seg_options.device = options.device;
+  const NeuralSegmenter model_segmenter(model, state.chars, seg_options);
+  std::unique_ptr<morph::RootLexicon> root_snap;
   if (options.root_snap) {
-    MORPHEUS_ASSIGN_OR_RETURN(seg_options.root_snap,
-                              load_root_snap(options.root_lexicon, options.suffix_lexicon));
+    MORPHEUS_ASSIGN_OR_RETURN(
+        morph::RootLexicon lexicon,
+        morph::RootLexicon::load(options.root_lexicon, options.suffix_lexicon));
+    root_snap = std::make_unique<morph::RootLexicon>(std::move(lexicon));
   }
-  NeuralSegmenter segmenter(model, state.chars, seg_options);
+  const ExportSegmenter segmenter{model_segmenter, root_snap.get()};
   segment_runs(segmenter, &state);
-  distil_vocabulary(options, seg_options.root_snap.get(), &state);
+  distil_vocabulary(options, root_snap.get(), &state);
 
   // Everything goes into a temporary sibling directory, then is renamed into place.
   const std::string out = fs::path(options.out).lexically_normal().string();
@@ -497,113 +516,6 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return ok_status();
-}
-
-StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,
-                                                                const json& config,
-                                                                NeuralSegmenterOptions options) {
-  for (const char* f : {"model/model.pt", "model/config.json", "char_vocab.json"}) {
-    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
-  }
-  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(path_join(dir, "model")));
-  const std::string chars_path = path_join(dir, "char_vocab.json");
-  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(chars_path));
-  if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
-    return data_loss(chars_path + " has " + std::to_string(chars.size()) +
-                         " symbols but the model in " + path_join(dir, "model") + " expects " +
-                         std::to_string(model->config.char_vocab_size),
-                     "the character vocabulary does not belong to these weights");
-  }
-  options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
-  if (config.value("root_snap", false)) {
-    const int rule = config.value("root_snap_rule", 1);
-    if (rule != morph::kRootSnapRule) {
-      return failed_precondition(
-          dir + " was exported with root-snap rule " + std::to_string(rule) +
-              "; this build applies rule " + std::to_string(morph::kRootSnapRule),
-          "re-run morpheus export with --root-snap (the table must come from the same rule)");
-    }
-    for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
-      MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
-    }
-    MORPHEUS_ASSIGN_OR_RETURN(options.root_snap, load_root_snap(path_join(dir, kRootSnapRoots),
-                                                                path_join(dir, kRootSnapSuffixes)));
-  }
-  auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
-  MORPHEUS_RETURN_IF_ERROR(seg->int8_status());
-  const json& samples = config.value("model_self_test", json::array());
-  std::vector<std::string> runs;
-  std::vector<std::vector<std::string>> want;
-  try {
-    for (const json& sample : samples) {
-      runs.push_back(sample.at("run").get<std::string>());
-      want.push_back(sample.at("pieces").get<std::vector<std::string>>());
-    }
-  } catch (const json::exception&) {
-    return data_loss(path_join(dir, "tokenizer.json") + ": malformed model_self_test",
-                     "re-run morpheus export");
-  }
-  const std::vector<std::vector<std::string>> got = seg->segment_many(runs);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (got[i] != want[i]) {
-      std::string g;
-      for (const std::string& p : got[i]) g += (g.empty() ? "" : " ") + p;
-      return data_loss(dir + ": model self-test run " + std::to_string(i) + " (\"" +
-                           runs[i].substr(0, 60) + "\") segments as \"" + g.substr(0, 80) +
-                           "\", not as at export",
-                       "the weights (model/) were swapped or damaged; re-run morpheus export");
-    }
-  }
-  return seg;
-}
-
-namespace {
-
-// "morpheus-model": load_model_segmenter on the directory spec.path (in_process_model's keys).
-StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::SegmenterSpec& spec) {
-  NeuralSegmenterOptions options;
-  options.cache_capacity = spec.options.value("cache", options.cache_capacity);
-  options.max_batch_chars = spec.options.value("max_batch_chars", options.max_batch_chars);
-  MORPHEUS_ASSIGN_OR_RETURN(
-      options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
-  MORPHEUS_ASSIGN_OR_RETURN(const json config,
-                            load_json_file(path_join(spec.path, "tokenizer.json")));
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
-                            load_model_segmenter(spec.path, config, options));
-  return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));
-}
-
-}  // namespace
-
-tokenizer::SegmenterSpec in_process_model(const NeuralSegmenterOptions& options) {
-  static std::once_flag registered;
-  std::call_once(registered, [] { tokenizer::register_segmenter("morpheus-model", create_model); });
-  tokenizer::SegmenterSpec spec;
-  spec.name = "morpheus-model";
-  spec.options = {{"cache", options.cache_capacity},
-                  {"max_batch_chars", options.max_batch_chars},
-                  {"device", options.device.str()}};
-  return spec;
-}
-
-StatusOr<std::unique_ptr<NeuralTokenizer>> NeuralTokenizer::load(const std::string& dir,
-                                                                 bool self_test,
-                                                                 NeuralSegmenterOptions options) {
-  std::unique_ptr<NeuralTokenizer> tok(new NeuralTokenizer());
-  MORPHEUS_ASSIGN_OR_RETURN(
-      tok->dir_, tokenizer::TokenizerDir::load(dir, self_test, in_process_model(options)));
-  return tok;
-}
-
-StatusOr<const NeuralSegmenter*> NeuralTokenizer::segmenter() const {
-  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::Segmenter * model, dir_->model());
-  const auto* neural = dynamic_cast<const NeuralSegmenter*>(model);
-  if (neural == nullptr) {
-    return internal_error(dir() + ": the model segmenter is \"" + model->name() +
-                          "\", not the in-process model");
-  }
-  return neural;
 }
 
 }  // namespace morpheus::infer

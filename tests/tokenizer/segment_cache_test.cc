@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Tests of the persistent segmentation cache (tokenizer/seg_cache.h) and its use by TokenizerDir:
+// Tests of the persistent segmentation cache (tokenizer/segment_cache.h) and its use by Tokenizer:
 // round trip, damaged files (never a wrong segmentation), the tokenizer tie, one writer per file,
 // merging shards.
-#include "tokenizer/seg_cache.h"
+#include "tokenizer/segment_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
-#include "tokenizer/tokenizer_dir.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::tokenizer {
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Persistent segmentation cache (`--cache-file FILE` of encode/segment): what the model segmented
-// for letter runs outside a tokenizer's segmentation table, kept across runs. The tokenizer
-// directory stays immutable; each process (each shard) appends to its own file and
-// `morpheus cache merge` joins them. File image (little-endian):
+// The cache file (`--cache-file FILE` of encode/segment): a segment table (segment_table.h) of
+// what the model segmented for letter runs outside a tokenizer's segments.bin, after the root
+// snap, kept across runs. The tokenizer directory stays immutable; each process (each shard)
+// appends to its own file and `morpheus cache merge` joins them. File image (little-endian):
 //   header  32 bytes: char[8] "MSEGCAC1", u64 tokenizer id (FNV-1a 64 of its tokenizer.json),
 //           u64 0, u64 FNV-1a 64 of the first 24 bytes
 //   records u32 n, u64 FNV-1a 64 of (n, payload), payload[n] = run '\t' pieces joined by ' '

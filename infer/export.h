@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// `morpheus export`: a checkpoint -> a Morpheus tokenizer directory, read by encode/decode/
+// segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). Format 2:
+//   tokenizer.json   {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
+//                     "max_word_len","turkish_case","files":{relative path: checksum},
+//                     "self_test":[{"text","ids"}],"model_self_test":[{"run","pieces"}], ...}
+//   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout)
+//   segments.bin     the model's pieces of every exported letter run (tokenizer/tokenizer.h)
+//   model/           inference checkpoint (model/checkpoint.h)
+//   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
+//   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
+//   root_snap/       the root snap's lexicons (with --root-snap)
+// segments.bin and model_self_test hold pieces after the root snap (stage 4 of the tokenizer).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace morpheus::infer {
+
+struct ExportOptions {
+  std::string checkpoint;  // inference or training checkpoint dir with char_vocab.json
+  std::string words;       // word<TAB>count file (words.tsv of `morpheus prepare`)
+  // Running text (e.g. the training corpus), optional: the runs the apostrophe convention keeps
+  // whole (proper names before an apostrophe, "'da"-style suffix chains; tokenizer/piece_codec.h)
+  // count as candidate pieces, once per occurrence.
+  std::string text;
+  std::string out;            // tokenizer directory (replaced atomically)
+  size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
+  uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept
+  double threshold = 0;       // boundary probability threshold in (0, 1); 0: the model's own
+  // Root snap (morph/root_snap.h) on every segmentation: the table's here, the model's at
+  // encode time (stage 4 of tokenizer/tokenizer.h); the two lexicons are copied into the
+  // directory (root_snap/).
+  bool root_snap = false;
+  std::string root_lexicon;    // first field per line: roots
+  std::string suffix_lexicon;  // first field per line: suffix chains
+  // Where the model segments the word types. The table of a CUDA export can differ from a CPU
+  // export's where a gap's probability is within float rounding of the threshold; the model
+  // self-test uses runs far from it, so the directory loads on any device.
+  c10::Device device = c10::Device(c10::kCPU);
+};
+
+struct ExportSummary {
+  size_t word_types = 0;   // distinct words read
+  size_t letter_runs = 0;  // distinct folded letter runs segmented
+  size_t pieces = 0;       // pieces in the vocabulary
+  double seconds = 0;
+};
+
+// Segments the word types with the model, distils the piece vocabulary (weighted by counts) and
+// writes the tokenizer directory. Errors name the file and line.
+Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = nullptr);
+
+// Reads a word<TAB>count file (a line without a tab counts 1; "<unk>" lines are skipped).
+StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path);
+
+}  // namespace morpheus::infer

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+// The tokenizer's stages (tokenizer.h): loading and checking the directory, stage 3 (segment
+// table, cache file, model) and stage 4 (root snap) of each letter run, the model's creation
+// with its self-test, and the prefetch of the runs the model must segment.
+#include "tokenizer/tokenizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "core/file_util.h"
+#include "core/flat_string_map.h"
+#include "core/hash.h"
+#include "core/json_config.h"
+#include "core/utf8.h"
+#include "morph/root_lexicon.h"
+#include "morph/root_snap.h"
+#include "tokenizer/pretokenizer.h"
+#include "tokenizer/segment_cache.h"
+
+namespace morpheus::tokenizer {
+namespace {
+
+using nlohmann::json;
+
+// Reads dir/relative into *content and checks it against its checksum in `config`.
+Status read_verified(const std::string& dir, const json& config, const std::string& relative,
+                     std::string* content) {
+  const std::string path = path_join(dir, relative);
+  const json& files = config.value("files", json::object());
+  if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
+    return data_loss(path_join(dir, "tokenizer.json") + ": no checksum for " + relative,
+                     "re-run morpheus export");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path));
+  const std::string buf = checksum_tag(*content);
+  const std::string want = files[relative].get<std::string>();
+  if (want != buf) {
+    return data_loss(
+        path + " does not match the checksum stored at export (" + buf + " vs " + want + ")",
+        "the file was swapped or damaged; re-run morpheus export");
+  }
+  return ok_status();
+}
+
+// Stage 4's lexicon when the directory was exported with --root-snap (else null): the rule must
+// be this build's, since the segment table holds that rule's segmentations.
+StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::string& dir,
+                                                                   const json& config) {
+  if (!config.value("root_snap", false)) return std::shared_ptr<const morph::RootLexicon>();
+  const int rule = config.value("root_snap_rule", 1);
+  if (rule != morph::kRootSnapRule) {
+    return failed_precondition(
+        dir + " was exported with root-snap rule " + std::to_string(rule) +
+            "; this build applies rule " + std::to_string(morph::kRootSnapRule),
+        "re-run morpheus export with --root-snap (the table must come from the same rule)");
+  }
+  for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
+    MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(
+      morph::RootLexicon lexicon,
+      morph::RootLexicon::load(path_join(dir, kRootSnapRoots), path_join(dir, kRootSnapSuffixes)));
+  return std::shared_ptr<const morph::RootLexicon>(
+      std::make_shared<morph::RootLexicon>(std::move(lexicon)));
+}
+
+// The model self-test of tokenizer.json: the stored runs, through the model and the root snap,
+// must give the pieces stored at export.
+Status model_self_test(const std::string& dir, const json& config, Segmenter* model,
+                       const morph::RootLexicon* root_snap) {
+  std::vector<std::string> runs;
+  std::vector<std::vector<std::string>> want;
+  try {
+    for (const json& sample : config.value("model_self_test", json::array())) {
+      runs.push_back(sample.at("run").get<std::string>());
+      want.push_back(sample.at("pieces").get<std::vector<std::string>>());
+    }
+  } catch (const json::exception&) {
+    return data_loss(path_join(dir, "tokenizer.json") + ": malformed model_self_test",
+                     "re-run morpheus export");
+  }
+  if (runs.empty()) return ok_status();
+  MORPHEUS_ASSIGN_OR_RETURN(Segmentation got, model->segment(runs));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (root_snap != nullptr) got[i] = morph::snap_pieces(*root_snap, std::move(got[i]));
+    if (got[i] != want[i]) {
+      std::string g;
+      for (const std::string& p : got[i]) g += (g.empty() ? "" : " ") + p;
+      return data_loss(dir + ": model self-test run " + std::to_string(i) + " (\"" +
+                           runs[i].substr(0, 60) + "\") segments as \"" + g.substr(0, 80) +
+                           "\", not as at export",
+                       "the weights (model/) were swapped or damaged; re-run morpheus export");
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+struct Tokenizer::State {
+  std::mutex mutex;
+  bool created = false;
+  Status error = ok_status();
+  std::unique_ptr<Segmenter> model;
+  std::shared_ptr<const morph::RootLexicon> root_snap;  // stage 4, loaded with the model
+  std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers, snapped
+  std::atomic<uint64_t> table_hits{0};
+  std::atomic<uint64_t> model_runs{0};
+  std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
+  uint64_t lookups = 0;                // runs segment_run looked up outside the table (mutex)
+  uint64_t disk_hits = 0;              // of those, answered by the cache file (mutex)
+  uint64_t sync_runs = 0;              // runs sent to the model one by one, unprefetched (mutex)
+  // The adaptive prefetch (prefetch_begin): whether the last scanned block had no miss, the
+  // sync_runs count then, and the blocks skipped since.
+  bool scan_idle = false;
+  uint64_t sync_runs_at_idle = 0;
+  size_t skipped_scans = 0;
+  FlatStringMap<uint8_t> known;        // runs prefetch has resolved or sent to the model
+  std::vector<std::string> in_flight;  // runs sent to the model, answers not read yet
+
+  // Creates the model of `tok` once, with the root snap's lexicon, and runs the model self-test
+  // (mutex held by the caller).
+  Status ensure(const Tokenizer& tok) {
+    if (!created) {
+      created = true;
+      error = create(tok);
+      if (!error.ok()) model.reset();
+    }
+    return error;
+  }
+  Status create(const Tokenizer& tok) {
+    if (tok.model_.name.empty()) {
+      return failed_precondition("no model segmenter for letter runs outside the table");
+    }
+    SegmenterSpec at_dir = tok.model_;
+    at_dir.path = tok.dir_;
+    MORPHEUS_ASSIGN_OR_RETURN(model, create_segmenter(at_dir));
+    MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, tok.config_));
+    return model_self_test(tok.dir_, tok.config_, model.get(), root_snap.get());
+  }
+  // Starts `runs` through the model (mutex held); finish() stores the answers.
+  Status start(const Tokenizer& tok, std::vector<std::string> runs) {
+    MORPHEUS_RETURN_IF_ERROR(finish());
+    MORPHEUS_RETURN_IF_ERROR(ensure(tok));
+    const Status s = model->send(runs);
+    if (!s.ok()) {
+      error = s;
+      return error;
+    }
+    in_flight = std::move(runs);
+    return ok_status();
+  }
+  // Stores the answers of the request in flight, if any, after stage 4 (mutex held).
+  Status finish() {
+    if (in_flight.empty()) return error;
+    std::vector<std::string> runs = std::move(in_flight);
+    in_flight.clear();
+    StatusOr<Segmentation> pieces = model->receive();
+    if (!pieces.ok()) {
+      error = pieces.status();
+      return error;
+    }
+    if (pieces->size() != runs.size()) {
+      error = internal_error("model segmenter returned " + std::to_string(pieces->size()) +
+                             " answers for " + std::to_string(runs.size()) + " runs");
+      return error;
+    }
+    model_runs += runs.size();
+    if (root_snap != nullptr) {
+      for (std::vector<std::string>& p : *pieces) p = morph::snap_pieces(*root_snap, std::move(p));
+    }
+    if (disk) {
+      const Status s = disk->append(runs, *pieces);
+      if (!s.ok()) {
+        error = s;
+        return error;
+      }
+    }
+    for (size_t i = 0; i < runs.size(); ++i) resolved[runs[i]] = std::move((*pieces)[i]);
+    return ok_status();
+  }
+  // Runs `runs` through the model and stores the answers (mutex held).
+  Status run(const Tokenizer& tok, std::vector<std::string> runs) {
+    MORPHEUS_RETURN_IF_ERROR(start(tok, std::move(runs)));
+    return finish();
+  }
+};
+
+Tokenizer::Tokenizer() = default;
+Tokenizer::~Tokenizer() = default;
+
+// The codec's segmenter: stages 3 and 4 of each folded letter run (Tokenizer::segment_run).
+class Tokenizer::Stages : public WordSegmenter {
+ public:
+  explicit Stages(const Tokenizer* tok) : tok_(tok) {}
+  std::vector<std::string> cut(std::string_view folded) const override {
+    return tok_->segment_run(folded);
+  }
+  std::string name() const override { return "morpheus-tokenizer"; }
+
+ private:
+  const Tokenizer* tok_;
+};
+
+Status verify_tokenizer_file(const std::string& dir, const json& config,
+                             const std::string& relative) {
+  std::string content;
+  return read_verified(dir, config, relative, &content);
+}
+
+std::vector<std::string> Tokenizer::segment_run(std::string_view folded) const {
+  // Stage 3, the first source that knows the run: the segment table, the cache file, the model.
+  // Stage 4 (the root snap) is in the pieces of all three: export and the cache file stored
+  // snapped pieces, and State::finish snaps the model's answers before keeping or caching them.
+  std::vector<std::string> pieces;
+  if (table_.lookup(folded, &pieces)) {
+    ++state_->table_hits;
+    return pieces;
+  }
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  ++state_->lookups;
+  const std::string key(folded);
+  if (state_->disk && state_->disk->lookup(key, &pieces)) {
+    ++state_->disk_hits;
+    return pieces;
+  }
+  auto it = state_->resolved.find(key);
+  if (it == state_->resolved.end() && !state_->in_flight.empty()) {
+    if (!state_->finish().ok()) return {};  // whole run; encode() reports the error
+    it = state_->resolved.find(key);
+  }
+  if (it == state_->resolved.end()) {
+    ++state_->sync_runs;
+    if (!state_->run(*this, {key}).ok()) return {};  // whole run; encode() reports the error
+    it = state_->resolved.find(key);
+  }
+  pieces = it->second;
+  if (state_->resolved.size() > (1u << 20)) state_->resolved.clear();
+  return pieces;
+}
+
+namespace {
+
+// tokenizer.json must name its kind and this build's format version.
+Status check_config(const std::string& dir, const json& config) {
+  const std::string config_path = path_join(dir, "tokenizer.json");
+  if (!config.is_object() || config.value("kind", "") != kTokenizerKind ||
+      !config.contains("format_version") || !config["format_version"].is_number_integer()) {
+    return data_loss(config_path + ": not a Morpheus tokenizer config (kind/format_version)",
+                     "re-run morpheus export");
+  }
+  const int version = config["format_version"].get<int>();
+  if (version != kTokenizerFormatVersion) {
+    return invalid_argument(
+        config_path + ": format_version " + std::to_string(version) +
+            " is not supported (this build reads " + std::to_string(kTokenizerFormatVersion) + ")",
+        "re-export the tokenizer with this build: morpheus export --checkpoint <run>/final "
+        "--data <prepared dir> --out " +
+            dir);
+  }
+  return ok_status();
+}
+
+// The "pieces" of pieces.json (checksummed).
+StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const json& config) {
+  std::string text;
+  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, "pieces.json", &text));
+  try {
+    return json::parse(text).at("pieces").get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    return data_loss(
+        path_join(dir, "pieces.json") + ": no \"pieces\" string array (" + e.what() + ")",
+        "re-run morpheus export");
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, bool self_test,
+                                                     SegmenterSpec model) {
+  const std::string config_path = path_join(dir, "tokenizer.json");
+  if (!file_exists(config_path)) {
+    return not_found("no tokenizer.json in " + dir,
+                     "--model takes a directory written by morpheus export");
+  }
+  std::unique_ptr<Tokenizer> tok(new Tokenizer());
+  tok->dir_ = dir;
+  tok->model_ = std::move(model);
+  tok->state_ = std::make_unique<State>();
+  MORPHEUS_ASSIGN_OR_RETURN(std::string config_bytes, read_file(config_path));
+  tok->id_ = fnv1a64(config_bytes);
+  MORPHEUS_ASSIGN_OR_RETURN(tok->config_, load_json_file(config_path));
+  const json& config = tok->config_;
+  MORPHEUS_RETURN_IF_ERROR(check_config(dir, config));
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, read_pieces(dir, config));
+  std::string image;
+  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kSegmentTableFile, &image));
+  MORPHEUS_ASSIGN_OR_RETURN(
+      tok->table_, SegmentTable::parse(std::move(image), path_join(dir, kSegmentTableFile)));
+  PieceCodecOptions codec_options;
+  codec_options.turkish_case = config.value("turkish_case", true);
+  codec_options.vocabulary_backoff = true;
+  codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
+  const std::string pieces_path = path_join(dir, "pieces.json");
+  StatusOr<PieceCodec> codec =
+      PieceCodec::create(std::move(pieces), std::make_shared<Stages>(tok.get()), codec_options);
+  if (!codec.ok()) {
+    return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
+  }
+  tok->codec_ = std::make_unique<PieceCodec>(std::move(*codec));
+  const int64_t vocab_size = config.value("vocab_size", int64_t{-1});
+  if (vocab_size != tok->codec_->vocab_size()) {
+    return data_loss(config_path + " says vocab_size " + std::to_string(vocab_size) + " but " +
+                         pieces_path + " gives " + std::to_string(tok->codec_->vocab_size()),
+                     "the vocabulary does not belong to this tokenizer; re-run morpheus export");
+  }
+  if (self_test) MORPHEUS_RETURN_IF_ERROR(tok->self_test());
+  return tok;
+}
+
+Status Tokenizer::self_test() const {
+  const json& samples = config_.value("self_test", json::array());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::string text;
+    std::vector<int32_t> want;
+    try {
+      text = samples[i].at("text").get<std::string>();
+      want = samples[i].at("ids").get<std::vector<int32_t>>();
+    } catch (const json::exception&) {
+      return data_loss(
+          path_join(dir_, "tokenizer.json") + ": malformed self_test sample " + std::to_string(i),
+          "re-run morpheus export");
+    }
+    std::vector<int32_t> got;
+    const Status s = encode(text, &got, false);
+    if (!s.ok() || got != want) {
+      return data_loss(dir_ + ": self-test sample " + std::to_string(i) + " (\"" +
+                           text.substr(0, 60) + "\") no longer encodes to the ids stored at export",
+                       "the vocabulary (pieces.json) or the segment table (" +
+                           std::string(kSegmentTableFile) +
+                           ") were swapped or damaged; re-run morpheus export");
+    }
+    std::string back;
+    if (!decode(want, &back).ok() || back != text) {
+      return data_loss(dir_ + ": self-test sample " + std::to_string(i) + " does not decode back",
+                       "re-run morpheus export");
+    }
+  }
+  return ok_status();
+}
+
+namespace {
+
+// The distinct folded letter runs of `texts` (valid UTF-8 only: encode reports the others), in
+// order of first occurrence, without the runs the codec keeps whole (`turkish_apostrophe`: they
+// never reach the segmenter).
+std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& texts,
+                                              bool turkish_apostrophe) {
+  std::vector<std::string> runs;
+  thread_local FlatStringMap<uint8_t> seen;  // cleared per call, its capacity kept
+  seen.clear();
+  std::vector<Span> spans;
+  std::string folded;
+  for (const std::string& text : texts) {
+    if (!utf8::is_valid(text)) continue;
+    spans.clear();
+    pretokenize_into(text, spans);
+    for (size_t k = 0; k < spans.size(); ++k) {
+      if (spans[k].kind != SpanKind::kLetter) continue;
+      if (turkish_apostrophe && apostrophe_role(spans, k) != ApostropheRole::kNone) continue;
+      fold_run_into(spans[k].text(text), &folded);
+      if (seen.insert(folded, 1).second) runs.push_back(folded);
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+bool Tokenizer::skip_scan() const {
+  constexpr size_t kRescanEvery = 16;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  State& st = *state_;
+  if (st.scan_idle && st.sync_runs == st.sync_runs_at_idle && ++st.skipped_scans < kRescanEvery) {
+    return true;
+  }
+  st.skipped_scans = 0;
+  return false;
+}
+
+Status Tokenizer::prefetch_begin(const std::vector<std::string>& texts) const {
+  constexpr size_t kMaxKnown = size_t{1} << 21;
+  if (skip_scan()) return ok_status();
+  // The block's runs without the lock, so encode can run on other threads meanwhile.
+  const std::vector<std::string> runs =
+      distinct_folded_runs(texts, codec_->options().turkish_apostrophe);
+  std::vector<std::string> missing;
+  std::vector<std::string> pieces;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  MORPHEUS_RETURN_IF_ERROR(state_->finish());
+  FlatStringMap<uint8_t>& known = state_->known;
+  for (const std::string& folded : runs) {
+    if (known.find(folded) != nullptr) continue;  // each distinct run looked up once per input
+    if (known.size() >= kMaxKnown) known.clear();
+    known.insert(folded, 1);
+    if (!table_.contains(folded) && !(state_->disk && state_->disk->lookup(folded, &pieces)) &&
+        state_->resolved.count(folded) == 0) {
+      missing.push_back(folded);
+    }
+  }
+  state_->scan_idle = missing.empty();
+  state_->sync_runs_at_idle = state_->sync_runs;
+  if (missing.empty()) return ok_status();
+  return state_->start(*this, std::move(missing));
+}
+
+Status Tokenizer::prefetch_end() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->finish();
+}
+
+Status Tokenizer::prefetch(const std::vector<std::string>& texts) const {
+  MORPHEUS_RETURN_IF_ERROR(prefetch_begin(texts));
+  return prefetch_end();
+}
+
+Status Tokenizer::attach_cache(const std::string& path) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SegmentCache> cache, SegmentCache::open(path, id_));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->disk = std::move(cache);
+  return ok_status();
+}
+
+Tokenizer::RunStats Tokenizer::run_stats() const {
+  RunStats stats;
+  stats.words = codec_->letter_runs();
+  stats.table = state_->table_hits.load();
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  stats.runs = stats.table + state_->lookups;
+  stats.cache = state_->disk_hits;
+  return stats;
+}
+
+Status Tokenizer::encode(std::string_view text, std::vector<int32_t>* ids,
+                         bool allow_invalid) const {
+  MORPHEUS_RETURN_IF_ERROR(codec_->encode(text, ids, nullptr, allow_invalid));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->error;
+}
+
+Status Tokenizer::decode(const std::vector<int32_t>& ids, std::string* text) const {
+  return codec_->decode(ids, text);
+}
+
+StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) const {
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, codec_->segment_word(word));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  MORPHEUS_RETURN_IF_ERROR(state_->error);
+  return pieces;
+}
+
+StatusOr<Segmenter*> Tokenizer::model() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  MORPHEUS_RETURN_IF_ERROR(state_->ensure(*this));
+  return state_->model.get();
+}
+
+bool Tokenizer::model_created() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->created;
+}
+
+uint64_t Tokenizer::table_hits() const { return state_->table_hits.load(); }
+uint64_t Tokenizer::model_runs() const { return state_->model_runs.load(); }
+
+}  // namespace morpheus::tokenizer

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// Tokenizer: the Morpheus tokenizer, a directory written by `morpheus export` (format 2), and the
+// stages a text goes through, in the order they run:
+//
+//   1. pre-tokenize  lossless spans (pretokenizer.h). Only letter runs go through stages 2-4;
+//                    digits, spaces, punctuation and other scripts become ids directly (5). With
+//                    the apostrophe convention a proper name before an apostrophe and the suffix
+//                    chain after it ("Ankara'da") skip stages 3-4.
+//   2. case          the letter run folded to lower case with Turkish rules (fold_run); its case
+//                    comes back as <cap>/<upper>/<upper_word> tokens or byte fallback in stage 5.
+//   3. segmenters    the first source that knows the folded run gives its pieces: the segment
+//                    table (segments.bin: every word type of the export), the cache file
+//                    (--cache-file, segment_cache.h), the model (a Segmenter made by name through
+//                    the factory of segmenter.h on the first miss: "morpheus-model" in process, or
+//                    "morpheus-server", the model server co-process).
+//   4. root snap     for exports with --root-snap: the model's pieces re-cut at the dictionary
+//                    root (morph/root_snap.h; root_snap/ of the directory, loaded with the model).
+//                    The segment table and the cache file hold pieces that already went through
+//                    this stage (export and the cache file store its output), so every run gets
+//                    it exactly once, whichever source answered.
+//   5. ids           each piece its vocabulary id (pieces.json), a piece outside the vocabulary
+//                    the fewest vocabulary pieces inside it, case tokens, byte fallback.
+//
+// Stages 1, 2 and 5 are the piece codec's (piece_codec.h); it asks segment_run (stages 3 and 4)
+// once per distinct run. Loading checks the format version and the checksums of pieces.json and
+// segments.bin and re-encodes the self-test texts (they need the segment table only). The model
+// is created on the first run the table and the cache file lack; then its stored self-test runs
+// must segment as at export (after the root snap).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "tokenizer/piece_codec.h"
+#include "tokenizer/segment_table.h"
+#include "tokenizer/segmenter.h"
+
+namespace morpheus::tokenizer {
+
+constexpr int kTokenizerFormatVersion = 2;
+constexpr const char* kTokenizerKind = "morpheus-tokenizer";
+constexpr const char* kSegmentTableFile = "segments.bin";
+// The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
+constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
+constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
+
+// Checks `relative` (a file of the tokenizer directory `dir`) against its checksum in `config`
+// (tokenizer.json). DATA_LOSS naming the file when it differs or has no checksum.
+Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
+                             const std::string& relative);
+
+class Tokenizer {
+ public:
+  // Loads tokenizer.json, pieces.json and segments.bin of `dir`, checking the format version and
+  // the checksums of these files; with self_test, the self-test texts must encode to their
+  // stored ids. `model` names the model segmenter of stage 3 (its path is set to `dir`); it is
+  // created at most once, on the first letter run the table and the cache file lack (an empty
+  // name: such runs fail with FAILED_PRECONDITION).
+  static StatusOr<std::unique_ptr<Tokenizer>> load(const std::string& dir, bool self_test,
+                                                   SegmenterSpec model);
+  ~Tokenizer();
+  Tokenizer(const Tokenizer&) = delete;
+  Tokenizer& operator=(const Tokenizer&) = delete;
+
+  // The ids of `text` appended to *ids (PieceCodec::encode); invalid UTF-8 is INVALID_ARGUMENT
+  // naming the byte offset unless allow_invalid (then byte tokens). Fails when the model was
+  // needed and could not be created or failed. Thread-safe.
+  Status encode(std::string_view text, std::vector<int32_t>* ids, bool allow_invalid) const;
+  // The text of `ids`; a bad id is INVALID_ARGUMENT naming its position.
+  Status decode(const std::vector<int32_t>& ids, std::string* text) const;
+  // Pieces of one word (or of a chunk of running text) in its original case, as encode cuts it:
+  // "Evlerde" -> {"Ev", "ler", "de"}; they concatenate to `word`.
+  StatusOr<std::vector<std::string>> segment(std::string_view word) const;
+  // "<0x41>", "<cap>", "<upper>", "<upper_word>" or the piece string; `id` must be in range.
+  std::string id_to_piece(int32_t id) const { return codec_->id_to_string(id); }
+  // Id of a piece string, or -1.
+  int32_t piece_to_id(std::string_view piece) const { return codec_->piece_id(piece); }
+  int32_t vocab_size() const { return codec_->vocab_size(); }
+
+  // Segments, in one model call, the letter runs of `texts` that the table and the cache file
+  // lack (creating the model on the first miss), so that encode/segment on them need no model
+  // call. prefetch_begin sends the misses to the model without waiting for the answers,
+  // prefetch_end (or any later model use) stores them; in between, encode/segment of runs
+  // already resolved proceed while a model co-process works, and prefetch_begin itself scans
+  // its texts without the lock, so it may run while other threads encode.
+  // Adaptive: once a scanned block had no miss, the scan (about 30 % of a run answered wholly by
+  // the table and the cache file) is skipped for the following blocks until a run had to go to
+  // the model unprefetched (then the next block is scanned again) or 15 blocks were skipped. So
+  // a run whose text turns from known to new words pays one block of one-by-one model calls.
+  Status prefetch(const std::vector<std::string>& texts) const;
+  Status prefetch_begin(const std::vector<std::string>& texts) const;
+  Status prefetch_end() const;
+
+  // Looks letter runs outside the table up in the cache file `path` (created when absent) before
+  // the model, and appends what the model segments (after the root snap) to it.
+  Status attach_cache(const std::string& path);
+
+  const std::string& dir() const { return dir_; }
+  const nlohmann::json& config() const { return config_; }
+  const SegmentTable& table() const { return table_; }
+  // FNV-1a 64 of tokenizer.json (it names the checksums of every other file): the identity a
+  // cache file is tied to.
+  uint64_t id() const { return id_; }
+  // The model segmenter of stage 3 (created on first use, self-tested; owned by this tokenizer),
+  // or its creation error. Its pieces are the model's, before the root snap.
+  StatusOr<Segmenter*> model() const;
+  bool model_created() const;
+
+  // Letter runs answered by the table / sent to the model since loading.
+  uint64_t table_hits() const;
+  uint64_t model_runs() const;
+  // Letter runs encoded or segmented (words), the distinct ones (runs: each looked up once while
+  // the codec's run cache holds it), and of those, how many the table and the cache file
+  // answered; the rest went to the model.
+  struct RunStats {
+    uint64_t words = 0;
+    uint64_t runs = 0;
+    uint64_t table = 0;
+    uint64_t cache = 0;
+  };
+  RunStats run_stats() const;
+
+ private:
+  class Stages;
+  struct State;
+  Tokenizer();
+  // Stages 3 and 4 of one folded letter run; an error leaves the run whole and is kept for
+  // encode/segment to report.
+  std::vector<std::string> segment_run(std::string_view folded) const;
+  // Whether prefetch_begin skips this block's scan (see prefetch_begin).
+  bool skip_scan() const;
+  // The self-test texts of tokenizer.json must encode to their stored ids and decode back.
+  Status self_test() const;
+
+  std::string dir_;
+  uint64_t id_ = 0;
+  nlohmann::json config_;
+  SegmentTable table_;
+  std::unique_ptr<PieceCodec> codec_;
+  SegmenterSpec model_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace morpheus::tokenizer
