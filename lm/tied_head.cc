@@ -57,15 +57,16 @@ struct TiedHeadCrossEntropy : public torch::autograd::Function<TiedHeadCrossEntr
 
 }  // namespace
 
-int64_t head_chunk_rows(int64_t vocab, const torch::Device& device) {
+int64_t head_chunk_rows(int64_t vocab, int64_t width, const torch::Device& device) {
   const int64_t elements = device.is_cuda() ? (int64_t{1} << 26) : (int64_t{1} << 21);
-  return std::max<int64_t>(1, elements / std::max<int64_t>(1, vocab));
+  return std::max({int64_t{1}, elements / std::max<int64_t>(1, vocab), 4 * width});
 }
 
 torch::Tensor tied_head_cross_entropy(const torch::Tensor& h, const torch::Tensor& w,
                                       const torch::Tensor& targets, int64_t chunk_rows) {
   check_head_inputs(h, w, targets);
-  const int64_t rows = chunk_rows > 0 ? chunk_rows : head_chunk_rows(w.size(0), h.device());
+  const int64_t rows =
+      chunk_rows > 0 ? chunk_rows : head_chunk_rows(w.size(0), w.size(1), h.device());
   return TiedHeadCrossEntropy::apply(h, w, targets, rows);
 }
 
@@ -74,7 +75,8 @@ double tied_head_nll(const torch::Tensor& h, const torch::Tensor& w, const torch
   check_head_inputs(h, w, targets);
   torch::NoGradGuard no_grad;
   const int64_t n = h.size(0);
-  const int64_t rows = chunk_rows > 0 ? chunk_rows : head_chunk_rows(w.size(0), h.device());
+  const int64_t rows =
+      chunk_rows > 0 ? chunk_rows : head_chunk_rows(w.size(0), w.size(1), h.device());
   torch::Tensor total = torch::zeros({}, h.options().dtype(torch::kDouble));
   for (int64_t start = 0; start < n; start += rows) {
     const int64_t len = std::min(rows, n - start);

@@ -18,10 +18,12 @@
 
 namespace morpheus::lm {
 
-// Logits per chunk: 2^21 floats (8 MiB) on the CPU, 2^26 on CUDA.
-int64_t head_chunk_rows(int64_t vocab, const torch::Device& device);
+// Rows per chunk: about 2^21 logits (8 MiB) on the CPU, 2^26 on CUDA, but at least 4·D rows:
+// each chunk reads all of w three times (logits, dh, dw), which costs 3·D/rows of one pass over
+// the chunk's logits, so a large vocabulary gets fewer, longer chunks.
+int64_t head_chunk_rows(int64_t vocab, int64_t width, const torch::Device& device);
 
-// chunk_rows 0: head_chunk_rows(V, device).
+// chunk_rows 0: head_chunk_rows(V, D, device).
 torch::Tensor tied_head_cross_entropy(const torch::Tensor& h, const torch::Tensor& w,
                                       const torch::Tensor& targets, int64_t chunk_rows = 0);
 

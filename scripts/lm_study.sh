@@ -251,6 +251,14 @@ notes = [
     "equalized, the vocabulary drives the memory difference: the logits and their gradient take "
     "B·T·(V+1) floats per step and the embedding V·d.",
 ]
+if match == "tokens":
+    notes += [
+        "",
+        "**Not in this run: the character-matched view** (`LM_MATCH=chars` with its own "
+        "`LM_OUT`): every system reading as many training characters as the reference, its steps "
+        "scaled by its tokens/char. It costs about tokens/char ÷ the reference's times the "
+        "compute per system (the character-level system alone several times a whole seed here).",
+    ]
 json.dump({"title": "Does a language model learn Turkish better on Morpheus ids?",
            "reference": ref, "setup": setup, "notes": notes}, open(f"{out}/study.json", "w"),
           indent=2)

@@ -31,9 +31,10 @@ TEST(TiedHeadTest, LossAndGradientsEqualTheUnfusedCrossEntropy) {
   }
 }
 
-TEST(TiedHeadTest, ChunksHoldAboutEightMebibytesOfLogitsOnTheCpu) {
-  EXPECT_EQ(head_chunk_rows(8193, torch::kCPU), (int64_t{1} << 21) / 8193);
-  EXPECT_EQ(head_chunk_rows(int64_t{1} << 30, torch::kCPU), 1);
+TEST(TiedHeadTest, ChunksHoldAboutEightMebibytesOfLogitsButAtLeastFourWidthsOfRows) {
+  EXPECT_EQ(head_chunk_rows(8193, 16, torch::kCPU), (int64_t{1} << 21) / 8193);
+  EXPECT_EQ(head_chunk_rows(8193, 128, torch::kCPU), 512);
+  EXPECT_EQ(head_chunk_rows(int64_t{1} << 30, 1, torch::kCPU), 4);
 }
 
 TEST(TiedHeadTest, BadShapesThrow) {
