@@ -204,6 +204,27 @@ if(MORPHEUS_WITH_TORCH)
   # neighbors --queries, index build and neighbors --faiss on generated vectors (no model).
   add_test(NAME cli.retrieval COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/retrieval.sh ${MF})
   set_tests_properties(cli.retrieval PROPERTIES LABELS e2e)
+  # The language-model study end to end (scripts/lm_study.sh) on a 2-step tiny model, the first
+  # 600 npm corpus lines and a one-layer GPT; and the lm commands' widths and errors.
+  add_test(NAME cli.lm_study COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt hybrid/kokler.json
+    -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/lm_study.sh ${MF} ${TDATA}/prepare
+    ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.lm_study PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  morpheus_cli_test(lm_info_reference_widths 0 --stdout-has
+    "{\"parameters\":58452240,\"vocab_size\":50000,\"width\":560}"
+    -- ${M} lm info --config ${PROJECT_SOURCE_DIR}/configs/lm_paper.json --vocab-size 50000)
+  morpheus_cli_test(lm_train_missing_ids 1 --stderr-has no_such.ids
+    -- ${M} lm train --train no_such.ids --valid no_such.ids --valid-text no_such.txt
+       --vocab-size 10 --out ${CMAKE_CURRENT_BINARY_DIR}/cli_lm_missing)
+  morpheus_cli_test(lm_train_id_out_of_range 1 --stderr-has ">= vocabulary size 3"
+    -- ${M} lm train --train ${TDATA}/hybrid_ids.txt --valid ${TDATA}/hybrid_ids.txt
+       --valid-text ${TDATA}/hybrid_input.txt --vocab-size 3
+       --out ${CMAKE_CURRENT_BINARY_DIR}/cli_lm_range)
+  morpheus_cli_test(lm_check_lossy 0 --stdout-has "\"reversible\": false"
+    -- ${M} lm check --text ${TDATA}/hybrid_input.txt --ids ${TDATA}/hybrid_ids.txt
+       --decoded ${TDATA}/round_trip_input.txt --vocab-size 100000)
+  morpheus_cli_test(lm_unknown_config_key 1 --stderr-has "lm.bogus"
+    -- ${M} lm info --vocab-size 10 --set lm.bogus=1)
   morpheus_cli_test(front_help_lists_every_command 0 --stdout-has pretokenize -- ${MF} --help)
   morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
 endif()

@@ -30,5 +30,7 @@ void register_train_commands(CLI::App& app, CommandRegistry& registry);
 void register_neural_commands(CLI::App& app, CommandRegistry& registry);
 // index build: FAISS nearest-neighbour indexes over embeddings (tools/cmd_index.cc).
 void register_index_commands(CLI::App& app, CommandRegistry& registry);
+// lm train|eval|generate|check|…: language models over tokenizer ids (tools/cmd_lm.cc).
+void register_lm_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

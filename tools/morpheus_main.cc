@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   morpheus::tools::register_info_commands(app, registry);
   morpheus::tools::register_neural_commands(app, registry);
   morpheus::tools::register_index_commands(app, registry);
+  morpheus::tools::register_lm_commands(app, registry);
   registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
   return registry.run(app, argc, argv);
 }
