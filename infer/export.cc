@@ -478,8 +478,7 @@ Status write_export_dir(const std::string& tmp, const ExportOptions& options,
   if (!options.card_eval.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
   }
-  const std::string name = fs::path(options.out).lexically_normal().filename().string();
-  return write_file_atomic(path_join(tmp, "README.md"), model_card(name, config, report));
+  return write_file_atomic(path_join(tmp, "README.md"), model_card(config, report));
 }
 
 // Moves the finished directory `tmp` into place at `out`, replacing what was there.

@@ -88,11 +88,10 @@ StatusOr<json> export_provenance(const ProvenanceInputs& inputs) {
               {"export", inputs.export_options}};
 }
 
-std::string model_card(const std::string& name, const json& config,
-                       const std::string& eval_report) {
+std::string model_card(const json& config, const std::string& eval_report) {
   const json& provenance = config.value("provenance", json::object());
   const std::string commit = field(provenance, "git_describe");
-  std::string out = "# " + name + "\n\n";
+  std::string out = "# Morpheus tokenizer, " + field(config, "vocab_size") + " ids\n\n";
   out +=
       "A Morpheus tokenizer for Turkish: a neural boundary model segments each word into "
       "morpheme-like pieces, and ids are pieces, 256 byte tokens and case tokens, so every "
@@ -112,12 +111,13 @@ std::string model_card(const std::string& name, const json& config,
   out += eval_report.empty()
              ? "No evaluation report was attached (`morpheus export --card-eval REPORT.md`).\n\n"
              : demote_headings(eval_report) + "\n";
-  out += "## How to load it\n\n```sh\nmorpheus encode --model " + name +
-         " input.txt   # one line of ids per line\nmorpheus segment --model " + name +
-         " words.txt\n```\n\n```python\nimport morpheus\ntok = morpheus.Tokenizer(\"" + name +
-         "\")\nids = tok.encode(\"Kitaplarımızdan birini okudum.\")\n"
-         "vectors = morpheus.Embedder(\"" +
-         name + "\").embed([\"kitap\", \"ev\"])\n```\n\n";
+  out +=
+      "## How to load it\n\nWith `TOKDIR` this directory:\n\n```sh\n"
+      "morpheus encode --model TOKDIR input.txt   # one line of ids per line\n"
+      "morpheus segment --model TOKDIR words.txt\n```\n\n```python\nimport morpheus\n"
+      "tok = morpheus.Tokenizer(\"TOKDIR\")\n"
+      "ids = tok.encode(\"Kitaplarımızdan birini okudum.\")\n"
+      "vectors = morpheus.Embedder(\"TOKDIR\").embed([\"kitap\", \"ev\"])\n```\n\n";
   out += "## Licence\n\nMIT, as the Morpheus code that wrote it.\n";
   return out;
 }
