@@ -6,15 +6,13 @@
 # tokenizer.json, and its README.md carries the report; a missing report is exit 1 naming it,
 # before anything is segmented.
 set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 [ $# = 3 ] || fail "usage: export_card.sh MORPHEUS PREPARE_DIR CONFIG"
 m=$1 prep=$2 config=$3
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-"$m" prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$dir/data" \
-  --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
-  --set prepare.word_min_count=1 --set prepare.root_min_count=1 > /dev/null || fail prepare
-"$m" train --data "$dir/data" --config "$config" --out "$dir/run" --device cpu \
-  --set train.max_steps=2 --set train.threads=1 > /dev/null || fail train
+tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
 printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' > "$dir/REPORT.md"
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \
   --vocab-size 2000 --min-count 1 --card-eval "$dir/REPORT.md" || fail export
