@@ -8,8 +8,8 @@ loads LibTorch (``morpheus._embed``) only when it is first used. Both run the C+
 Both are handles on the C++ object of one process: they pickle as (directory, options) and open
 again on first use after unpickling; ``close()`` (or leaving a ``with`` block) releases the
 object, its ``cache_file`` lock and its model-server co-process. A forked child (a DataLoader
-worker) never talks to its parent's co-process: a Tokenizer that has started one, or holds a
-``cache_file``, opens again in the child, without the cache file (the parent holds its lock).
+worker) never talks to its parent's co-process: its Tokenizer opens the directory again on first
+use and starts its own, without the cache file (the parent holds its lock).
 
 Approximate nearest-neighbour indexes written by ``morpheus index build`` are FAISS files: read
 them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of row i are line i
@@ -148,16 +148,15 @@ class Tokenizer(_Handle):
         return _tokenizer.Tokenizer(**self._options)
 
     def _after_fork_in_child(self):
+        # The parent's co-process and cache-file lock stay the parent's: the child never calls
+        # its copy of the C++ object (another parent thread may have held its lock at the fork)
+        # nor destroys it (the destructor would shut the shared socket down); it opens the
+        # directory again on first use, without the cache file, and starts its own co-process.
         super()._after_fork_in_child()
-        native = self._native
-        if native is None or (not native.cache_file and native.model_runs == 0):
-            return  # no co-process yet (the child starts its own) and no cache file
-        # The parent's co-process and cache-file lock stay the parent's: the child's copy is
-        # never destroyed (its destructor would shut the shared socket down) and the child
-        # opens the directory again, without the cache file.
-        _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(native))
-        self._native = None
-        self._options = dict(self._options, cache_file="")
+        if self._native is not None:
+            _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(self._native))
+            self._native = None
+            self._options = dict(self._options, cache_file="")
 
 
 class Embedder(_Handle):

@@ -13,7 +13,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 m=$1 prep=$2 config=$3
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
-printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' > "$dir/REPORT.md"
+printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' \
+  > "$dir/REPORT.md"
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \
   --vocab-size 2000 --min-count 1 --card-eval "$dir/REPORT.md" || fail export
 card=$dir/tok/README.md

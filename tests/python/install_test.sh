@@ -17,8 +17,8 @@ MORPHEUS_CMAKE_BUILD_DIR=$build "$work/v/bin/pip" install --no-build-isolation -
 echo "pip install: $(( $(date +%s) - start )) s"
 cd "$work" || fail cd
 clean=(env -i HOME="$work" PATH=/usr/bin:/bin)
-site=$("${clean[@]}" "$work/v/bin/python" -c "import morpheus, os; print(os.path.dirname(morpheus.__file__))") \
-  || fail "import morpheus"
+site=$("${clean[@]}" "$work/v/bin/python" -c \
+  "import morpheus, os; print(os.path.dirname(morpheus.__file__))") || fail "import morpheus"
 case $site in "$work/v/"*) ;; *) fail "morpheus imported from $site, not the venv" ;; esac
 "${clean[@]}" "$work/v/bin/python" - "$tok" "$work/v" <<'PY' || fail "installed Tokenizer"
 import sys
@@ -36,6 +36,9 @@ PY
   || fail "the morpheus command of the venv is not this build"
 help=$("${clean[@]}" "$work/v/bin/morpheus" export --help) || fail "morpheus export --help"
 lexicons="$site/share/morpheus/lexicons"
-echo "$help" | grep -q "$lexicons/turkish_dictionary.txt" || fail "export's default root lexicon is not $lexicons: $help"
-[ -s "$lexicons/turkish_dictionary.txt" ] && [ -s "$lexicons/suffixes.txt" ] || fail "no lexicons in $lexicons"
+echo "$help" | grep -q "$lexicons/turkish_dictionary.txt" ||
+  fail "export's default root lexicon is not in $lexicons: $help"
+for f in turkish_dictionary.txt suffixes.txt; do
+  [ -s "$lexicons/$f" ] || fail "no $f in $lexicons"
+done
 echo ok
