@@ -74,6 +74,8 @@ SCRATCH = os.path.join(CMAKE_BUILD, "setuptools")
 os.makedirs(SCRATCH, exist_ok=True)
 setup(
     version=project_version(),
+    package_dir={"": "python"},
+    packages=["morpheus"],
     cmdclass={"build_py": CMakeInstall},
     distclass=BinaryDistribution,
     options={"build": {"build_base": SCRATCH}, "egg_info": {"egg_base": SCRATCH}},
