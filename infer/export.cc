@@ -22,6 +22,7 @@
 #include "core/progress.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "infer/model_card.h"
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
@@ -230,7 +231,30 @@ Status check_export_options(const ExportOptions& options) {
     return invalid_argument("--threshold must be in (0, 1), got " +
                             std::to_string(options.threshold));
   }
+  if (!options.card_eval.empty()) MORPHEUS_RETURN_IF_ERROR(check_readable_file(options.card_eval));
   return ok_status();
+}
+
+// The provenance of the directory (infer/model_card.h): the inputs read, the checkpoint's
+// configuration and these options.
+StatusOr<json> provenance(const ExportOptions& options) {
+  ProvenanceInputs inputs;
+  inputs.checkpoint = options.checkpoint;
+  inputs.inputs = {
+      {"words", options.words}, {"text", options.text}, {"eval_report", options.card_eval}};
+  inputs.export_options = json{{"checkpoint", options.checkpoint},
+                               {"words", options.words},
+                               {"text", options.text},
+                               {"vocab_size", options.vocab_size},
+                               {"min_count", options.min_count},
+                               {"threshold", options.threshold},
+                               {"root_snap", options.root_snap},
+                               {"device", options.device.str()}};
+  if (options.root_snap) {
+    inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.root_lexicon},
+                                               {"suffix_lexicon", options.suffix_lexicon}});
+  }
+  return export_provenance(inputs);
 }
 
 Status load_char_vocab(const ExportOptions& options, const model::Morpheus& model,
@@ -437,17 +461,24 @@ Status add_self_tests(const std::string& dir, const ExportSegmenter& segmenter,
   return ok_status();
 }
 
-// Writes the whole directory into `tmp`; tokenizer.json last, with its self-tests.
+// Writes the whole directory into `tmp`; tokenizer.json last, with its self-tests, then the
+// model card.
 Status write_export_dir(const std::string& tmp, const ExportOptions& options,
                         const model::Morpheus& model, const ExportSegmenter& segmenter,
                         ExportState* state) {
   MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
   MORPHEUS_ASSIGN_OR_RETURN(json files, write_export_files(tmp, options, model, state));
   json config = tokenizer_config(options, model, *state, std::move(files));
+  MORPHEUS_ASSIGN_OR_RETURN(config["provenance"], provenance(options));
   const std::string config_path = path_join(tmp, "tokenizer.json");
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
   MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
-  return write_file_atomic(config_path, config.dump(2) + "\n");
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  std::string report;
+  if (!options.card_eval.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
+  }
+  return write_file_atomic(path_join(tmp, "README.md"), model_card(config, report));
 }
 
 // Moves the finished directory `tmp` into place at `out`, replacing what was there.

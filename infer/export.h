@@ -10,6 +10,7 @@
 //   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
 //   root_snap/       the root snap's lexicons (with --root-snap)
+//   README.md        the model card (infer/model_card.h), from tokenizer.json's "provenance"
 // segments.bin and model_self_test hold pieces after the root snap (stage 4 of the tokenizer).
 #pragma once
 
@@ -46,6 +47,8 @@ struct ExportOptions {
   // export's where a gap's probability is within float rounding of the threshold; the model
   // self-test uses runs far from it, so the directory loads on any device.
   c10::Device device = c10::Device(c10::kCPU);
+  // An evaluation report (Markdown, e.g. the REPORT.md of `morpheus eval`) for the model card.
+  std::string card_eval;
 };
 
 struct ExportSummary {

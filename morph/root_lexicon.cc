@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/file_util.h"
+#include "core/install_dirs.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
 
@@ -149,6 +150,12 @@ char32_t hardened(char32_t c) {
 }
 
 }  // namespace
+
+std::string default_root_lexicon() { return data_path(kDefaultRootLexicon, kInstalledRootLexicon); }
+
+std::string default_suffix_lexicon() {
+  return data_path(kDefaultSuffixLexicon, kInstalledSuffixLexicon);
+}
 
 StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
                                         const std::string& suffixes_path) {

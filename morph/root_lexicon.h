@@ -18,11 +18,19 @@
 namespace morpheus::morph {
 
 // The lexicons of the npm data packages, relative to the repo checkout (the working directory of
-// `morpheus prepare` and `morpheus export --root-snap` unless told otherwise).
+// `morpheus prepare` and `morpheus export --root-snap` unless told otherwise), and their names
+// in the share directory of an installed program (core/install_dirs.h).
 constexpr const char* kDefaultRootLexicon =
     "node_modules/nlptoolkit-dictionary/turkish_dictionary.txt";
 constexpr const char* kDefaultSuffixLexicon =
     "node_modules/nlptoolkit-morphologicalanalysis/suffixes.txt";
+constexpr const char* kInstalledRootLexicon = "lexicons/turkish_dictionary.txt";
+constexpr const char* kInstalledSuffixLexicon = "lexicons/suffixes.txt";
+
+// The default lexicons as the running program finds them: the checkout's from a build tree, the
+// installed copies from an installed program.
+std::string default_root_lexicon();
+std::string default_suffix_lexicon();
 
 // What the dictionary says about a root (turkish_dictionary.txt flags).
 enum RootFlag : uint8_t {

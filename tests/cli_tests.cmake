@@ -178,6 +178,9 @@ if(MORPHEUS_WITH_TORCH)
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/neural_round_trip.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${TDATA}/round_trip_input.txt ${DEV_SENTENCES})
   set_tests_properties(cli.neural_round_trip PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  add_test(NAME cli.export_card COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/export_card.sh ${MF}
+    ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.export_card PROPERTIES LABELS e2e)
   add_test(NAME cli.segment_cache COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/segment_cache.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${DEV_SENTENCES})

@@ -354,8 +354,8 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
                   "tune split (embeddings keep model.threshold); 0 keeps the model's own")
       ->capture_default_str();
-  eargs->options.root_lexicon = morph::kDefaultRootLexicon;  // the root correction's defaults
-  eargs->options.suffix_lexicon = morph::kDefaultSuffixLexicon;
+  eargs->options.root_lexicon = morph::default_root_lexicon();  // the root correction's defaults
+  eargs->options.suffix_lexicon = morph::default_suffix_lexicon();
   exp->add_flag("--root-snap", eargs->options.root_snap,
                 "Cut every word after its shortest dictionary root (at least 2 letters) whose rest "
                 "is a known suffix chain, optionally after voice suffixes of a verb root (kat|ıl|"
@@ -366,6 +366,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
                   "Suffix chains for --root-snap")
       ->capture_default_str();
+  exp->add_option("--card-eval", eargs->options.card_eval,
+                  "Evaluation report (Markdown, e.g. morpheus eval's REPORT.md) for the model "
+                  "card README.md of the directory");
   registry.add(exp, [eargs] { return run_export(*eargs); });
 
   register_tokenize_commands(app, registry, [](const tokenizer::ModelRequest& request) {

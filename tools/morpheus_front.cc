@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/install_dirs.h"
 #include "tokenizer/model_client.h"
 #include "tools/cli.h"
 #include "tools/cmd_tokenize.h"
@@ -17,13 +18,7 @@
 namespace {
 
 // The executable `name` next to this one.
-std::string sibling(const std::string& name) {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("morpheus");
-  const size_t slash = self.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/" + name;
-}
+std::string sibling(const std::string& name) { return morpheus::executable_dir() + "/" + name; }
 
 // The command word: the first argument after the front's own flags (-q/-v and their long forms).
 std::string command_of(int argc, char** argv) {

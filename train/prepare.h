@@ -59,9 +59,10 @@ struct PrepareConfig {
   // training labels; or "lexicon", the dictionary form of its root-snap root (kitabı -> kitap,
   // RootLexicon::snap_root_form), the first label piece when the lexicon has none.
   std::string contrastive_roots = "label";
-  // Root lexicon (first field per line) and suffix-chain lexicon; relative to the working dir.
-  std::string root_lexicon = morph::kDefaultRootLexicon;
-  std::string suffix_lexicon = morph::kDefaultSuffixLexicon;
+  // Root lexicon (first field per line) and suffix-chain lexicon: the checkout's node_modules/
+  // ones (relative to the working dir), or an installed program's copies (morph/root_lexicon.h).
+  std::string root_lexicon = morph::default_root_lexicon();
+  std::string suffix_lexicon = morph::default_suffix_lexicon();
   // python3-morfessor: interpreter and scripts (the module imports only under /usr/bin/python3).
   std::string morfessor_python = "/usr/bin/python3";
   std::string morfessor_train = "/usr/bin/morfessor-train";

@@ -5,35 +5,126 @@
 loads LibTorch (``morpheus._embed``) only when it is first used. Both run the C++ code of the
 ``morpheus`` command line: the same ids and the same vectors.
 
+Both are handles on the C++ object of one process: they pickle as (directory, options) and open
+again on first use after unpickling; ``close()`` (or leaving a ``with`` block) releases the
+object, its ``cache_file`` lock and its model-server co-process. A forked child (a DataLoader
+worker) never talks to its parent's co-process: its Tokenizer opens the directory again on first
+use and starts its own, without the cache file (the parent holds its lock).
+
 Approximate nearest-neighbour indexes written by ``morpheus index build`` are FAISS files: read
 them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of row i are line i
 of the ``.vocab`` file next to them. ``morpheus.Index`` does both.
 """
+import ctypes as _ctypes
 import os as _os
 import shutil as _shutil
+import threading as _threading
+import weakref as _weakref
 
-from . import _tokenizer
+from . import _paths, _tokenizer
+from ._version import __version__, git_describe
 
-__all__ = ["Tokenizer", "Embedder", "Index", "model_server_binary"]
+__all__ = ["Tokenizer", "Embedder", "Index", "binary", "model_server_binary", "__version__"]
+
+
+def binary(name):
+    """Path of the executable ``name`` (morpheus, morpheus-torch, ...) of this copy of the
+    package: its bin/ when installed, the build tree's tools/ when run from there; "" when
+    absent."""
+    bin_dir = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _paths.BIN_DIR)
+    path = _os.path.join(bin_dir, name)
+    return path if _os.access(path, _os.X_OK) else ""
 
 
 def model_server_binary():
     """The ``morpheus-model-server`` binary that segments letter runs missing from the table.
 
-    In order: ``$MORPHEUS_MODEL_SERVER``, ``morpheus-model-server`` on ``PATH``, the one of the
-    build tree this module was built in; "" when none exists (such runs are then an error).
+    In order: ``$MORPHEUS_MODEL_SERVER``, the package's own (``binary``), ``morpheus-model-server``
+    on ``PATH``; "" when none exists (such runs are then an error).
     """
-    env = _os.environ.get("MORPHEUS_MODEL_SERVER", "")
-    if env:
-        return env
-    found = _shutil.which("morpheus-model-server")
-    if found:
-        return found
-    built = _tokenizer.BUILD_MODEL_SERVER
-    return built if built and _os.path.exists(built) else ""
+    return (
+        _os.environ.get("MORPHEUS_MODEL_SERVER", "")
+        or binary("morpheus-model-server")
+        or _shutil.which("morpheus-model-server")
+        or ""
+    )
 
 
-class Tokenizer(_tokenizer.Tokenizer):
+_handles = _weakref.WeakSet()  # every open _Handle, for the fork hook
+
+
+class _Handle:
+    """A C++ object opened from (directory, options): opened at construction, again on first use
+    after unpickling; closed by close() or a ``with`` block. Subclasses give _open()."""
+
+    def __init__(self, options):
+        self._options = options
+        self._native = None
+        self._closed = False
+        self._lock = _threading.Lock()
+        self._native = self._open()
+        _handles.add(self)
+
+    def _get(self):
+        with self._lock:
+            if self._closed:
+                raise ValueError(f"{type(self).__name__} of {self._options['path']} is closed")
+            if self._native is None:
+                self._native = self._open()
+            return self._native
+
+    def __getattr__(self, name):
+        # Only reached for names the wrapper lacks: the C++ object's methods and properties.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._get(), name)
+
+    def close(self):
+        """Releases the C++ object (its cache-file lock and model-server co-process); using the
+        handle afterwards raises ValueError."""
+        with self._lock:
+            self._closed = True
+            self._native = None
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __getstate__(self):
+        if self._closed:
+            raise ValueError(f"cannot pickle a closed {type(self).__name__}")
+        return dict(self._options)
+
+    def __setstate__(self, options):
+        self._options = options
+        self._native = None
+        self._closed = False
+        self._lock = _threading.Lock()
+        _handles.add(self)
+
+    def __repr__(self):
+        state = "closed" if self._closed else "open"
+        return f"<morpheus.{type(self).__name__} {self._options['path']!r} ({state})>"
+
+    def _after_fork_in_child(self):
+        self._lock = _threading.Lock()
+
+
+def _after_fork_in_child():
+    for handle in list(_handles):
+        handle._after_fork_in_child()
+
+
+_os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class Tokenizer(_Handle):
     __doc__ = _tokenizer.Tokenizer.__doc__
 
     def __init__(
@@ -41,8 +132,51 @@ class Tokenizer(_tokenizer.Tokenizer):
     ):
         if model_server is None:
             model_server = model_server_binary()
-        cache_file = "" if cache_file is None else _os.fspath(cache_file)
-        super().__init__(_os.fspath(path), model_server, cache, self_test, cache_file, device)
+        cache_file = "" if cache_file is None else _os.path.abspath(_os.fspath(cache_file))
+        super().__init__(
+            {
+                "path": _os.path.abspath(_os.fspath(path)),
+                "model_server": model_server,
+                "cache": cache,
+                "self_test": self_test,
+                "cache_file": cache_file,
+                "device": device,
+            }
+        )
+
+    def _open(self):
+        return _tokenizer.Tokenizer(**self._options)
+
+    def _after_fork_in_child(self):
+        # The parent's co-process and cache-file lock stay the parent's: the child never calls
+        # its copy of the C++ object (another parent thread may have held its lock at the fork)
+        # nor destroys it (the destructor would shut the shared socket down); it opens the
+        # directory again on first use, without the cache file, and starts its own co-process.
+        super()._after_fork_in_child()
+        if self._native is not None:
+            _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(self._native))
+            self._native = None
+            self._options = dict(self._options, cache_file="")
+
+
+class Embedder(_Handle):
+    """The word embedder of a tokenizer directory (``morpheus._embed.Embedder``, LibTorch,
+    imported on first use); see its documentation for the options."""
+
+    def __init__(self, path, device="cpu", batch_size=16384, threads=0):
+        super().__init__(
+            {
+                "path": _os.path.abspath(_os.fspath(path)),
+                "device": device,
+                "batch_size": batch_size,
+                "threads": threads,
+            }
+        )
+
+    def _open(self):
+        from ._embed import Embedder as _Embedder
+
+        return _Embedder(**self._options)
 
 
 class Index:
@@ -89,12 +223,3 @@ class Index:
             [(self.words[r], float(s)) for r, s in zip(row, score) if r >= 0]
             for row, score in zip(rows, scores)
         ]
-
-
-def __getattr__(name):
-    # Embedder lives in the LibTorch extension: imported on first use only.
-    if name == "Embedder":
-        from ._embed import Embedder
-
-        return Embedder
-    raise AttributeError(f"module 'morpheus' has no attribute {name!r}")

@@ -5,12 +5,34 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._embed import Embedder as Embedder
+from ._embed import Embedder as _Embedder
 from ._tokenizer import Tokenizer as _Tokenizer
 
+__version__: str
+git_describe: str
+
+def binary(name: str) -> str: ...
 def model_server_binary() -> str: ...
 
-class Tokenizer(_Tokenizer):
+# At run time Tokenizer and Embedder are handles that forward to the C++ objects
+# (_tokenizer.Tokenizer, _embed.Embedder): the same methods and properties, plus these.
+class _Handle:
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self: Any) -> Any: ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+class Embedder(_Handle, _Embedder):
+    def __init__(
+        self,
+        path: Union[str, "PathLike[str]"],
+        device: str = "cpu",
+        batch_size: int = 16384,
+        threads: int = 0,
+    ) -> None: ...
+
+class Tokenizer(_Handle, _Tokenizer):
     def __init__(
         self,
         path: Union[str, "PathLike[str]"],

@@ -7,6 +7,10 @@
 #   require_file PATH...     skip_or_fail unless every PATH exists.
 #   shared_data_dir          prints $MORPHEUS_SHARED_DATA, or else <repo>/../shared/data (the same
 #                            default as tests/support/test_support.cc).
+#   tiny_model M PREP CONFIG DIR
+#                            `M prepare` of the tiny corpus PREP (tests/data/prepare) into DIR/data
+#                            and `M train` of CONFIG for 2 steps into DIR/run (DIR/run/final);
+#                            returns 1 naming the step that failed.
 
 morpheus_repo_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -28,4 +32,15 @@ require_file() {
 
 shared_data_dir() {
   echo "${MORPHEUS_SHARED_DATA:-$morpheus_repo_dir/../shared/data}"
+}
+
+tiny_model() {
+  local m=$1 prep=$2 config=$3 dir=$4
+  "$m" prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$dir/data" \
+    --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
+    --set prepare.word_min_count=1 --set prepare.root_min_count=1 > /dev/null ||
+    { echo "tiny_model: prepare failed"; return 1; }
+  "$m" train --data "$dir/data" --config "$config" --out "$dir/run" --device cpu \
+    --set train.max_steps=2 --set train.threads=1 > /dev/null ||
+    { echo "tiny_model: train failed"; return 1; }
 }

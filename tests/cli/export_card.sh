@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# export_card.sh MORPHEUS PREPARE_DIR CONFIG
+# The provenance and model card of `morpheus export` (infer/model_card.h): a tiny model (2 steps)
+# exported with --card-eval REPORT.md records the version, the checksums of words.tsv, the
+# corpus and the report, the checkpoint's training options and the export options in
+# tokenizer.json, and its README.md carries the report; a missing report is exit 1 naming it,
+# before anything is segmented.
+set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+fail() { echo "FAIL: $*"; exit 1; }
+[ $# = 3 ] || fail "usage: export_card.sh MORPHEUS PREPARE_DIR CONFIG"
+m=$1 prep=$2 config=$3
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
+printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' \
+  > "$dir/REPORT.md"
+"$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \
+  --vocab-size 2000 --min-count 1 --card-eval "$dir/REPORT.md" || fail export
+card=$dir/tok/README.md
+grep -q "^## Tiny report" "$card" || fail "README.md lacks the report: $(cat "$card")"
+grep -q "| tiny | 0.4321 |" "$card" || fail "README.md lacks the report's scores"
+grep -q "^MIT" "$card" || fail "README.md names no licence"
+version=$("$m" --version)
+/usr/bin/python3 - "$dir" "$version" <<'PY' || fail "provenance of tokenizer.json"
+import json, sys
+d, version = sys.argv[1], sys.argv[2]
+config = json.load(open(f"{d}/tok/tokenizer.json"))
+p = config["provenance"]
+assert p["version"] in version and p["git_describe"] in version, (p, version)
+assert p["inputs"]["words"]["path"] == f"{d}/data/words.tsv", p["inputs"]
+assert set(p["inputs"]) == {"words", "text", "eval_report"}, p["inputs"]
+
+
+def fnv1a64(path):
+    h = 0xCBF29CE484222325
+    for b in open(path, "rb").read():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"fnv1a64:{h:016x}"
+
+
+for role, path in [("words", "data/words.tsv"), ("text", "data/corpus.txt"),
+                   ("eval_report", "REPORT.md")]:
+    assert p["inputs"][role]["checksum"] == fnv1a64(f"{d}/{path}"), (role, p["inputs"][role])
+assert p["train"]["config"]["train"]["max_steps"] == 2
+assert p["export"]["vocab_size"] == 2000 and p["export"]["min_count"] == 1
+assert f"{config['vocab_size']} ids" in open(f"{d}/tok/README.md").read()
+PY
+"$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok2" \
+  --card-eval "$dir/missing.md" > "$dir/err" 2>&1
+code=$?
+[ $code = 1 ] || fail "a missing --card-eval exits $code, want 1"
+grep -q "missing.md" "$dir/err" || fail "the error does not name the report: $(cat "$dir/err")"
+[ ! -e "$dir/tok2" ] || fail "a failed export left $dir/tok2"
+echo ok
