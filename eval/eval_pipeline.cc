@@ -33,7 +33,7 @@ std::vector<std::string> report_notes(const EvalConfig& c, const GoldSets& g,
           " part; whatever chose anything (weights, thresholds, configs, checkpoints) read the "
           "tune part only.",
       "`n` is the number of items a row was computed on (words, sentences, queries, pairs).",
-      "Published figures (morpheus_pipeline.md §5) come from the reference's own data and "
+      "Published figures (the Morpheus paper, §5) come from the reference's own data and "
       "definitions (other files, MAP counting the query, warm-cache speed): a reference point, "
       "not a like-for-like comparison.",
   };
