@@ -62,6 +62,9 @@ struct NeighborArgs {
 };
 
 Status run_export(ExportArgs args) {
+  for (auto* list : {&args.options.special_tokens, &args.options.user_symbols}) {
+    if (list->size() == 1 && list->front().empty()) list->clear();  // --special-tokens ""
+  }
   if (args.options.words.empty() == args.data.empty()) {
     return invalid_argument("give exactly one of --words FILE and --data DIR",
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
@@ -343,8 +346,19 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Running text (e.g. the training corpus) whose proper names before an "
                   "apostrophe and \"'da\"-style suffix chains become candidate pieces");
   exp->add_option("--vocab-size", eargs->options.vocab_size,
-                  "Total ids incl. 256 byte tokens and <cap>/<upper>")
+                  "Total ids incl. 256 byte tokens, <cap>/<upper>/<upper_word>, the special "
+                  "tokens and the user symbols")
       ->capture_default_str();
+  exp->add_option("--special-tokens", eargs->options.special_tokens,
+                  "Comma-separated special tokens, ids after the pieces (never produced by "
+                  "encoding text; roles: <pad> <s> </s> <mask>, or [PAD] [CLS] [SEP] [MASK]); "
+                  "an empty string for none")
+      ->delimiter(',')
+      ->capture_default_str();
+  exp->add_option("--user-symbols", eargs->options.user_symbols,
+                  "Comma-separated strings that always become one id, matched in the text "
+                  "before it is segmented (ids after the special tokens)")
+      ->delimiter(',');
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
   exp->add_option("--device", eargs->device,
