@@ -119,8 +119,9 @@ Status format_encoded_line(const tokenizer::Tokenizer& tok, std::string_view lin
     *out += '\n';
     return ok_status();
   }
-  nlohmann::json row = {
-      {"ids", ids}, {"pieces", nlohmann::json::array()}, {"offsets", nlohmann::json::array()}};
+  nlohmann::ordered_json row = {{"ids", ids},
+                                {"pieces", nlohmann::ordered_json::array()},
+                                {"offsets", nlohmann::ordered_json::array()}};
   for (size_t i = 0; i < ids.size(); ++i) {
     row["pieces"].push_back(tok.id_to_piece(ids[i]));
     row["offsets"].push_back({offsets.chars[i].begin, offsets.chars[i].end});
