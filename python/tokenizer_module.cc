@@ -36,7 +36,7 @@ constexpr const char* kBuildModelServer = "";
 // The ids (and, when `offsets` is set, their character spans) of a batch of texts.
 struct Encoded {
   std::vector<std::vector<int32_t>> ids;
-  std::vector<std::vector<tokenizer::ByteSpan>> offsets;
+  std::vector<std::vector<tokenizer::TextSpan>> offsets;
 };
 
 // Encodes texts[begin, end) into out[begin, end); the first error wins.
@@ -153,7 +153,7 @@ class Tokenizer {
     tokenizer::Offsets offsets;
     encode_one(text, allow_invalid, add_bos, add_eos, &offsets);
     std::vector<std::pair<size_t, size_t>> out;
-    for (const tokenizer::ByteSpan& c : offsets.chars) out.emplace_back(c.begin, c.end);
+    for (const tokenizer::TextSpan& c : offsets.chars) out.emplace_back(c.begin, c.end);
     return out;
   }
 
@@ -211,7 +211,7 @@ class Tokenizer {
     result["attention_mask"] = to_tensor(mask, 1, shape.tensors, one);
     if (return_offsets) {
       result["offsets"] =
-          to_tensor(out.offsets, 2, shape.tensors, [](const tokenizer::ByteSpan& c, int64_t* d) {
+          to_tensor(out.offsets, 2, shape.tensors, [](const tokenizer::TextSpan& c, int64_t* d) {
             d[0] = static_cast<int64_t>(c.begin);
             d[1] = static_cast<int64_t>(c.end);
             return d + 2;
@@ -332,7 +332,7 @@ class Tokenizer {
     for (size_t i = 0; i < out->ids.size(); ++i) {
       out->ids[i].resize(length, tok_->pad_id());
       (*mask)[i].resize(length, 0);
-      if (!out->offsets.empty()) out->offsets[i].resize(length, tokenizer::ByteSpan{0, 0});
+      if (!out->offsets.empty()) out->offsets[i].resize(length, tokenizer::TextSpan{0, 0});
     }
   }
 
@@ -340,7 +340,7 @@ class Tokenizer {
     py::list rows;
     for (const auto& row : out.offsets) {
       py::list spans;
-      for (const tokenizer::ByteSpan& c : row) spans.append(py::make_tuple(c.begin, c.end));
+      for (const tokenizer::TextSpan& c : row) spans.append(py::make_tuple(c.begin, c.end));
       rows.append(spans);
     }
     return rows;

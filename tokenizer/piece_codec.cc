@@ -239,7 +239,7 @@ namespace {
 // Appends ids and, when `offsets` is set, their byte spans.
 struct Emitter {
   std::vector<int32_t>* ids;
-  std::vector<ByteSpan>* offsets;
+  std::vector<TextSpan>* offsets;
 
   void add(int32_t id, size_t begin, size_t end) const {
     ids->push_back(id);
@@ -281,8 +281,8 @@ PieceCase piece_case_of(const char32_t* orig, const char32_t* folded, size_t len
 
 }  // namespace
 
-void PieceCodec::encode_letters(std::string_view text, ByteSpan run, bool whole,
-                                std::vector<int32_t>* ids, std::vector<ByteSpan>* offsets) const {
+void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
+                                std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
   thread_local std::u32string orig_cps;
   thread_local std::u32string folded_cps;
   thread_local std::string folded;
@@ -355,8 +355,8 @@ void PieceCodec::encode_letters(std::string_view text, ByteSpan run, bool whole,
   }
 }
 
-void PieceCodec::encode_other(std::string_view text, ByteSpan span, std::vector<int32_t>* ids,
-                              std::vector<ByteSpan>* offsets) const {
+void PieceCodec::encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
+                              std::vector<TextSpan>* offsets) const {
   const Emitter out{ids, offsets};
   const std::string_view piece = text.substr(span.begin, span.end - span.begin);
   if (piece.size() == 1 && static_cast<unsigned char>(piece[0]) < ascii_ids_.size()) {
@@ -402,7 +402,7 @@ void PieceCodec::encode_other(std::string_view text, ByteSpan span, std::vector<
 
 Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
                           std::vector<uint8_t>* word_starts, bool allow_invalid,
-                          std::vector<ByteSpan>* offsets) const {
+                          std::vector<TextSpan>* offsets) const {
   if (!allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
   thread_local std::vector<Span> spans;
   spans.clear();

@@ -21,11 +21,12 @@
 
 namespace morpheus::tokenizer {
 
-// Bytes [begin, end) of the encoded text that one id stands for.
-struct ByteSpan {
+// [begin, end) of a text: where one id stands, in bytes (PieceCodec::encode) or in characters
+// (Tokenizer::encode's Offsets::chars).
+struct TextSpan {
   size_t begin = 0;
   size_t end = 0;
-  bool operator==(const ByteSpan& o) const { return begin == o.begin && end == o.end; }
+  bool operator==(const TextSpan& o) const { return begin == o.begin && end == o.end; }
 };
 
 struct PieceCodecOptions {
@@ -98,12 +99,12 @@ class PieceCodec {
   ~PieceCodec();
 
   // Appends the ids of `text` to *ids (and, when word_starts is given, one flag per id; when
-  // offsets is given, one ByteSpan per id, counted from the start of `text`). Invalid UTF-8 is
+  // offsets is given, one byte span per id, counted from the start of `text`). Invalid UTF-8 is
   // INVALID_ARGUMENT naming the byte offset, unless allow_invalid (then each bad byte is a byte
   // token). Thread-safe.
   Status encode(std::string_view text, std::vector<int32_t>* ids,
                 std::vector<uint8_t>* word_starts = nullptr, bool allow_invalid = false,
-                std::vector<ByteSpan>* offsets = nullptr) const;
+                std::vector<TextSpan>* offsets = nullptr) const;
   StatusOr<std::vector<int32_t>> encode(std::string_view text) const;
 
   // The text of `ids`. An id outside [0, vocab_size()) or a case token not followed by a piece
@@ -150,10 +151,10 @@ class PieceCodec {
   bool joins_suffix_chain(const std::vector<Span>& spans, size_t k) const;
   // The ids of text[begin, end) (a letter run; `whole`: keeps_whole() of the run, or any other
   // span), appended to *ids, with their offsets when `offsets` is not null.
-  void encode_letters(std::string_view text, ByteSpan run, bool whole, std::vector<int32_t>* ids,
-                      std::vector<ByteSpan>* offsets) const;
-  void encode_other(std::string_view text, ByteSpan span, std::vector<int32_t>* ids,
-                    std::vector<ByteSpan>* offsets) const;
+  void encode_letters(std::string_view text, TextSpan run, bool whole, std::vector<int32_t>* ids,
+                      std::vector<TextSpan>* offsets) const;
+  void encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
+                    std::vector<TextSpan>* offsets) const;
 
   std::vector<std::string> pieces_;
   FlatStringMap<int32_t> piece_ids_;

@@ -575,8 +575,8 @@ Status Tokenizer::encode(std::string_view text, std::vector<int32_t>* ids,
 namespace {
 
 // Character spans of byte spans of `text`: a character is a code point, or one invalid byte.
-void char_spans(std::string_view text, const ByteSpan* bytes, size_t count,
-                std::vector<ByteSpan>* chars) {
+void char_spans(std::string_view text, const TextSpan* bytes, size_t count,
+                std::vector<TextSpan>* chars) {
   thread_local std::vector<size_t> char_of;  // per byte, the index of its character
   char_of.resize(text.size() + 1);
   size_t k = 0;
@@ -587,7 +587,7 @@ void char_spans(std::string_view text, const ByteSpan* bytes, size_t count,
   }
   char_of[text.size()] = k;
   for (size_t i = 0; i < count; ++i) {
-    const ByteSpan& b = bytes[i];
+    const TextSpan& b = bytes[i];
     const size_t begin = char_of[b.begin];
     chars->push_back({begin, b.end == b.begin ? begin : char_of[b.end - 1] + 1});
   }
@@ -595,8 +595,8 @@ void char_spans(std::string_view text, const ByteSpan* bytes, size_t count,
 
 }  // namespace
 
-Status Tokenizer::encode_plain(std::string_view text, ByteSpan part, bool allow_invalid,
-                               std::vector<int32_t>* ids, std::vector<ByteSpan>* offsets) const {
+Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
+                               std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
   if (part.end == part.begin) return ok_status();
   const size_t first = offsets == nullptr ? 0 : offsets->size();
   MORPHEUS_RETURN_IF_ERROR(codec_->encode(text.substr(part.begin, part.end - part.begin), ids,
@@ -620,7 +620,7 @@ Status Tokenizer::encode(std::string_view text, const EncodeOptions& options,
     }
   }
   if (!options.allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
-  std::vector<ByteSpan>* bytes = offsets == nullptr ? nullptr : &offsets->bytes;
+  std::vector<TextSpan>* bytes = offsets == nullptr ? nullptr : &offsets->bytes;
   const size_t first = bytes == nullptr ? 0 : bytes->size();
   const auto add = [ids, bytes](int32_t id, size_t begin, size_t end) {
     ids->push_back(id);

@@ -43,9 +43,8 @@
 // segments.bin and re-encodes the self-test texts (they need the segment table only); format 3
 // also holds special_self_test: the ids of every special token, then the user symbols (a text of
 // them, spaced) encoded with <s> and </s>; they must encode as stored and decode back with and
-// without the special tokens. The
-// model is created on the first run the table and the cache file lack; then its stored self-test
-// runs must segment as at export (after the root snap).
+// without the special tokens. The model is created on the first run the table and the cache
+// file lack; then its stored self-test runs must segment as at export (after the root snap).
 #pragma once
 
 #include <bitset>
@@ -98,8 +97,8 @@ struct EncodeOptions {
 
 // Per id, where it stands in the text: bytes and characters [begin, end) (see the id layout).
 struct Offsets {
-  std::vector<ByteSpan> bytes;
-  std::vector<ByteSpan> chars;
+  std::vector<TextSpan> bytes;
+  std::vector<TextSpan> chars;
 };
 
 class Tokenizer {
@@ -210,8 +209,8 @@ class Tokenizer {
   // Reads special_tokens/user_symbols of a format-3 config (after the codec is made).
   Status load_symbols();
   // Encodes text[begin, end) (no user symbol inside) through the codec.
-  Status encode_plain(std::string_view text, ByteSpan part, bool allow_invalid,
-                      std::vector<int32_t>* ids, std::vector<ByteSpan>* offsets) const;
+  Status encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
+                      std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const;
 
   std::string dir_;
   uint64_t id_ = 0;

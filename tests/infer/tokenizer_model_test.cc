@@ -184,6 +184,12 @@ TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
   ASSERT_NE(tok, nullptr);
   EXPECT_LE(tok->vocab_size(), 600);
   EXPECT_GE(tok->piece_to_id("ş"), tokenizer::PieceCodec::kFirstPieceId);  // base letters
+  // The default special tokens close the vocabulary, in order.
+  EXPECT_EQ(tok->special_tokens(), tokenizer::default_special_tokens());
+  EXPECT_EQ(tok->pad_id(), tok->vocab_size() - 4);
+  EXPECT_EQ(tok->bos_id(), tok->vocab_size() - 3);
+  EXPECT_EQ(tok->eos_id(), tok->vocab_size() - 2);
+  EXPECT_EQ(tok->mask_id(), tok->vocab_size() - 1);
 }
 
 TEST_F(TokenizerModelTest, SelfTestHasModelDependentSamples) {

@@ -121,12 +121,12 @@ TEST(PieceCodecTest, WordStartFlagsMarkFirstIdOfEverySpan) {
 TEST(PieceCodecTest, OffsetsGiveTheBytesOfEachId) {
   const PieceCodec codec = make_codec();
   std::vector<int32_t> ids;
-  std::vector<ByteSpan> offsets;
+  std::vector<TextSpan> offsets;
   // <cap> ev ler de | " " | <upper_word> ev ler de | " " | e V (bytes) | ğ as piece | 😀 bytes
   const std::string text = "Evlerde EVLERDE eV\xff\xc4\x9f😀";
   ASSERT_TRUE(codec.encode(text, &ids, nullptr, true, &offsets).ok());
   ASSERT_EQ(offsets.size(), ids.size());
-  const std::vector<ByteSpan> want = {{0, 0},   {0, 2},   {2, 5},   {5, 7},   {7, 8},   {8, 8},
+  const std::vector<TextSpan> want = {{0, 0},   {0, 2},   {2, 5},   {5, 7},   {7, 8},   {8, 8},
                                       {8, 10},  {10, 13}, {13, 15}, {15, 16}, {16, 17}, {17, 18},
                                       {18, 19}, {19, 21}, {21, 22}, {22, 23}, {23, 24}, {24, 25}};
   EXPECT_EQ(offsets, want);

@@ -485,9 +485,9 @@ TEST(TokenizerTest, UserSymbolsAreMatchedInTheTextLongestFirst) {
   const std::vector<int32_t> want = {259, first_symbol + 2};
   ASSERT_GE(ids.size(), 3u);
   EXPECT_EQ(std::vector<int32_t>(ids.begin(), ids.begin() + 2), want);
-  EXPECT_EQ(offsets.chars[1], (ByteSpan{5, 10}));
+  EXPECT_EQ(offsets.chars[1], (TextSpan{5, 10}));
   EXPECT_EQ(ids[ids.size() - 2], first_symbol + 1);  // "@@@", not "@@" + "@"
-  EXPECT_EQ(offsets.chars[ids.size() - 2], (ByteSpan{17, 20}));
+  EXPECT_EQ(offsets.chars[ids.size() - 2], (TextSpan{17, 20}));
   EXPECT_EQ(decoded(t, ids), text);  // user symbols are text, never dropped
 }
 
@@ -525,11 +525,11 @@ void expect_offsets_tile(const Tokenizer& t, const std::string& text,
   ASSERT_EQ(offsets.chars.size(), ids.size());
   size_t byte = 0;
   size_t chr = 0;
-  ByteSpan last_char{0, 0};
+  TextSpan last_char{0, 0};
   std::string group;  // bytes of the byte tokens of the current character
   for (size_t i = 0; i < ids.size(); ++i) {
-    const ByteSpan b = offsets.bytes[i];
-    const ByteSpan c = offsets.chars[i];
+    const TextSpan b = offsets.bytes[i];
+    const TextSpan c = offsets.chars[i];
     const int32_t id = ids[i];
     const std::string span = text.substr(b.begin, b.end - b.begin);
     ASSERT_EQ(b.begin, byte) << "id " << i << " of " << text;
