@@ -125,6 +125,13 @@ py::object to_tensor(const std::vector<Row>& rows, size_t width, const std::stri
   return py::module_::import("torch").attr("from_numpy")(array);
 }
 
+// Ids given as a sequence, a numpy array or a torch tensor (through its tolist()).
+template <typename Ids>
+Ids ids_of(const py::object& ids) {
+  if (py::hasattr(ids, "tolist")) return ids.attr("tolist")().cast<Ids>();
+  return ids.cast<Ids>();
+}
+
 class Tokenizer {
  public:
   Tokenizer(const std::string& path, const std::string& model_server, size_t cache, bool self_test,
@@ -354,6 +361,7 @@ class Tokenizer {
 }  // namespace morpheus::python
 
 PYBIND11_MODULE(_tokenizer, m) {
+  using morpheus::python::ids_of;
   using morpheus::python::Tokenizer;
   m.doc() = "The Morpheus tokenizer (torch-free); see morpheus.Tokenizer.";
   m.attr("BUILD_MODEL_SERVER") = morpheus::python::kBuildModelServer;
@@ -397,15 +405,25 @@ truncation: cut every text to max_length ids (</s> kept last with add_eos).
 return_tensors: None (lists), "np" (int64 numpy arrays) or "pt" (torch tensors; torch is imported
 on first use); rows must be of one length (padding).
 return_offsets: per id its (begin, end) in the characters of its text (see offsets()).)")
-      .def("decode", &Tokenizer::decode, py::arg("ids"), py::arg("skip_special_tokens") = true,
-           "The text of `ids` (str); special tokens (<pad>, <s>, ...) are dropped unless "
-           "skip_special_tokens=False.")
-      .def("decode_batch", &Tokenizer::decode_batch, py::arg("batch"),
-           py::arg("skip_special_tokens") = true, "decode() of every id list.")
+      .def(
+          "decode",
+          [](const Tokenizer& t, const py::object& ids, bool skip_special) {
+            return t.decode(ids_of<std::vector<int32_t>>(ids), skip_special);
+          },
+          py::arg("ids"), py::arg("skip_special_tokens") = true,
+          "The text of `ids` (a sequence of ints, a numpy array or a torch tensor); special "
+          "tokens (<pad>, <s>, ...) are dropped unless skip_special_tokens=False.")
+      .def(
+          "decode_batch",
+          [](const Tokenizer& t, const py::object& batch, bool skip_special) {
+            return t.decode_batch(ids_of<std::vector<std::vector<int32_t>>>(batch), skip_special);
+          },
+          py::arg("batch"), py::arg("skip_special_tokens") = true,
+          "decode() of every row (a list of id lists, a 2-D numpy array or torch tensor).")
       .def(
           "decode_bytes",
-          [](const Tokenizer& t, const std::vector<int32_t>& ids, bool skip_special) {
-            return py::bytes(t.decode_bytes(ids, skip_special));
+          [](const Tokenizer& t, const py::object& ids, bool skip_special) {
+            return py::bytes(t.decode_bytes(ids_of<std::vector<int32_t>>(ids), skip_special));
           },
           py::arg("ids"), py::arg("skip_special_tokens") = true,
           "The bytes of `ids` (for texts encoded with allow_invalid=True).")

@@ -137,7 +137,9 @@ def test_return_tensors_np_and_pt(tok, dev_lines):
     assert isinstance(tensors["input_ids"], torch.Tensor)
     assert tensors["input_ids"].dtype == torch.int64
     assert tensors["input_ids"].tolist() == lists["input_ids"]
-    assert tok.decode(tensors["input_ids"][0].tolist()) == texts[0]
+    assert tok.decode(tensors["input_ids"][0]) == texts[0]  # tensors and arrays decode as lists
+    assert tok.decode_batch(tensors["input_ids"]) == texts
+    assert tok.decode_batch(arrays["input_ids"]) == texts
 
 
 def test_torch_is_imported_only_for_pt(tokdir):
