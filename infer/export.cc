@@ -221,12 +221,22 @@ struct ExportState {
   std::vector<uint64_t> counts;
 };
 
+// Ids before the pieces and after them (special tokens, user symbols): the piece budget is the
+// rest of --vocab-size.
+size_t reserved_ids(const ExportOptions& options) {
+  return tokenizer::PieceCodec::kFirstPieceId + options.special_tokens.size() +
+         options.user_symbols.size();
+}
+
 Status check_export_options(const ExportOptions& options) {
-  if (options.vocab_size <= static_cast<size_t>(tokenizer::PieceCodec::kFirstPieceId)) {
+  if (options.vocab_size <= reserved_ids(options)) {
     return invalid_argument(
         "--vocab-size " + std::to_string(options.vocab_size) + " leaves no room for pieces",
-        "256 byte tokens and <cap>/<upper> come first; use e.g. 50000");
+        "256 byte tokens, <cap>/<upper>/<upper_word>, the special tokens and the user symbols "
+        "take ids too; use e.g. 50000");
   }
+  MORPHEUS_RETURN_IF_ERROR(
+      tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
   if (options.threshold != 0 && !(options.threshold > 0 && options.threshold < 1)) {
     return invalid_argument("--threshold must be in (0, 1), got " +
                             std::to_string(options.threshold));
@@ -350,7 +360,7 @@ void segment_runs(const ExportSegmenter& segmenter, ExportState* state) {
 // Case is folded (no case duplicates); no word-start marker pieces (the codec restores spacing).
 void distil_vocabulary(const ExportOptions& options, const morph::RootLexicon* root_snap,
                        ExportState* state) {
-  const size_t budget = options.vocab_size - tokenizer::PieceCodec::kFirstPieceId;
+  const size_t budget = options.vocab_size - reserved_ids(options);
   std::unordered_set<std::string> seen;
   for (uint32_t id = model::CharVocab::kNumSpecials;
        id < state->chars.size() && state->pieces.size() < budget; ++id) {
@@ -388,11 +398,14 @@ json tokenizer_config(const ExportOptions& options, const model::Morpheus& model
   return json{{"format_version", tokenizer::kTokenizerFormatVersion},
               {"source_checkpoint_model_pt_fnv1a64", source_sum},
               {"kind", tokenizer::kTokenizerKind},
-              {"vocab_size", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
+              {"vocab_size", reserved_ids(options) + state.pieces.size()},
               {"num_pieces", state.pieces.size()},
               {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
               {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
               {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
+              {"first_special_id", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
+              {"special_tokens", options.special_tokens},
+              {"user_symbols", options.user_symbols},
               {"turkish_case", true},
               {"vocabulary_backoff", "fewest pieces inside each model piece"},
               {"turkish_apostrophe", true},
@@ -458,6 +471,8 @@ Status add_self_tests(const std::string& dir, const ExportSegmenter& segmenter,
     MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
     (*config)["self_test"].push_back(json{{"text", text}, {"ids", ids}});
   }
+  MORPHEUS_ASSIGN_OR_RETURN((*config)["special_self_test"],
+                            tokenizer::make_special_self_test(*tok));
   return ok_status();
 }
 

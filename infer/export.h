@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export`: a checkpoint -> a Morpheus tokenizer directory, read by encode/decode/
-// segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). Format 2:
+// segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). Format 3:
 //   tokenizer.json   {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
 //                     "max_word_len","turkish_case","files":{relative path: checksum},
-//                     "self_test":[{"text","ids"}],"model_self_test":[{"run","pieces"}], ...}
-//   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout)
+//                     "first_special_id","special_tokens":[...],"user_symbols":[...],
+//                     "self_test":[{"text","ids"}],"special_self_test":{...},
+//                     "model_self_test":[{"run","pieces"}], ...}
+//   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout);
+//                    the special tokens, then the user symbols, follow the last piece
 //   segments.bin     the model's pieces of every exported letter run (tokenizer/tokenizer.h)
 //   model/           inference checkpoint (model/checkpoint.h)
 //   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 
@@ -34,9 +38,13 @@ struct ExportOptions {
   // count as candidate pieces, once per occurrence.
   std::string text;
   std::string out;            // tokenizer directory (replaced atomically)
-  size_t vocab_size = 50000;  // total ids incl. 256 bytes and 2 case tokens
-  uint64_t min_count = 2;     // pieces seen less often (weighted) are not kept
-  double threshold = 0;       // boundary probability threshold in (0, 1); 0: the model's own
+  size_t vocab_size = 50000;  // total ids incl. 256 bytes, 3 case tokens, specials, symbols
+  // Special tokens (never produced by encoding text; roles in tokenizer/tokenizer.h) and user
+  // symbols (matched in the text), ids after the pieces in this order.
+  std::vector<std::string> special_tokens = tokenizer::default_special_tokens();
+  std::vector<std::string> user_symbols;
+  uint64_t min_count = 2;  // pieces seen less often (weighted) are not kept
+  double threshold = 0;    // boundary probability threshold in (0, 1); 0: the model's own
   // Root snap (morph/root_snap.h) on every segmentation: the table's here, the model's at
   // encode time (stage 4 of tokenizer/tokenizer.h); the two lexicons are copied into the
   // directory (root_snap/).

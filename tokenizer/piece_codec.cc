@@ -234,12 +234,61 @@ bool PieceCodec::joins_suffix_chain(const std::vector<Span>& spans, size_t k) co
          apostrophe_role(spans, k + 1) == ApostropheRole::kSuffixChain;
 }
 
-void PieceCodec::encode_letters(std::string_view original, bool whole,
-                                std::vector<int32_t>* ids) const {
+namespace {
+
+// Appends ids and, when `offsets` is set, their byte spans.
+struct Emitter {
+  std::vector<int32_t>* ids;
+  std::vector<TextSpan>* offsets;
+
+  void add(int32_t id, size_t begin, size_t end) const {
+    ids->push_back(id);
+    if (offsets != nullptr) offsets->push_back({begin, end});
+  }
+  // Byte tokens of text[begin, end), each covering its byte.
+  void bytes(std::string_view text, size_t begin, size_t end) const {
+    for (size_t b = begin; b < end; ++b) {
+      add(static_cast<int32_t>(static_cast<unsigned char>(text[b])), b, b + 1);
+    }
+  }
+};
+
+// Bytes of the code points cps[first, first + count).
+size_t units_bytes(const std::u32string& cps, size_t first, size_t count) {
+  size_t bytes = 0;
+  for (size_t k = 0; k < count; ++k) bytes += encoded_length(cps[first + k]);
+  return bytes;
+}
+
+// The case of the original code points `orig` against their folded forms `folded` (same length).
+PieceCase piece_case_of(const char32_t* orig, const char32_t* folded, size_t length, bool turkish) {
+  bool lower = true;
+  bool cap = true;
+  bool upper = true;
+  for (size_t k = 0; k < length; ++k) {
+    const char32_t o = orig[k];
+    const char32_t f = folded[k];
+    const char32_t up = unicode::to_upper(f, turkish);
+    if (o != f) lower = false;
+    if (o != up) upper = false;
+    if (k == 0 ? o != up : o != f) cap = false;
+  }
+  if (lower) return PieceCase::kLower;
+  if (cap) return PieceCase::kCap;
+  if (upper) return PieceCase::kUpper;
+  return PieceCase::kMixed;
+}
+
+}  // namespace
+
+void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
+                                std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
   thread_local std::u32string orig_cps;
   thread_local std::u32string folded_cps;
   thread_local std::string folded;
   thread_local std::vector<Unit> local_units;
+  const std::string_view original = text.substr(run.begin, run.end - run.begin);
+  const Emitter out{ids, offsets};
   decode_valid(original, &orig_cps);
   folded_cps.resize(orig_cps.size());
   folded.clear();
@@ -275,104 +324,85 @@ void PieceCodec::encode_letters(std::string_view original, bool whole,
       word_upper = orig_cps[k] == unicode::to_upper(folded_cps[k], options_.turkish_case);
     }
     if (word_upper) {
-      ids->push_back(kUpperWordId);
-      for (const Unit& u : *units) ids->push_back(u.id);
+      out.add(kUpperWordId, run.begin, run.begin);
+      size_t cp = 0;
+      size_t byte = run.begin;
+      for (const Unit& u : *units) {
+        const size_t unit_bytes = units_bytes(orig_cps, cp, u.length);
+        out.add(u.id, byte, byte + unit_bytes);
+        cp += u.length;
+        byte += unit_bytes;
+      }
       return;
     }
   }
-  size_t cp = 0;    // code point index of the unit
-  size_t byte = 0;  // byte offset of the unit in `original`
+  size_t cp = 0;            // code point index of the unit
+  size_t byte = run.begin;  // byte offset of the unit in `text`
   for (const Unit& u : *units) {
-    size_t unit_bytes = 0;
-    for (size_t k = 0; k < u.length; ++k) {
-      unit_bytes += encoded_length(orig_cps[cp + k]);
-    }
-    PieceCase piece_case = PieceCase::kLower;
-    if (!all_lower) {
-      bool lower = true;
-      bool cap = true;
-      bool upper = true;
-      for (size_t k = 0; k < u.length; ++k) {
-        const char32_t o = orig_cps[cp + k];
-        const char32_t f = folded_cps[cp + k];
-        const char32_t up = unicode::to_upper(f, options_.turkish_case);
-        if (o != f) lower = false;
-        if (o != up) upper = false;
-        if (k == 0 ? o != up : o != f) cap = false;
-      }
-      if (lower) {
-        piece_case = PieceCase::kLower;
-      } else if (cap) {
-        piece_case = PieceCase::kCap;
-      } else if (upper) {
-        piece_case = PieceCase::kUpper;
-      } else {
-        piece_case = PieceCase::kMixed;
-      }
-    }
+    const size_t unit_bytes = units_bytes(orig_cps, cp, u.length);
+    const PieceCase piece_case =
+        all_lower ? PieceCase::kLower
+                  : piece_case_of(&orig_cps[cp], &folded_cps[cp], u.length, options_.turkish_case);
     if (u.id < 0 || piece_case == PieceCase::kMixed) {
-      for (size_t b = 0; b < unit_bytes; ++b) {
-        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(original[byte + b])));
-      }
+      out.bytes(text, byte, byte + unit_bytes);
     } else {
-      if (piece_case == PieceCase::kCap) ids->push_back(kCapId);
-      if (piece_case == PieceCase::kUpper) ids->push_back(kUpperId);
-      ids->push_back(u.id);
+      if (piece_case == PieceCase::kCap) out.add(kCapId, byte, byte);
+      if (piece_case == PieceCase::kUpper) out.add(kUpperId, byte, byte);
+      out.add(u.id, byte, byte + unit_bytes);
     }
     cp += u.length;
     byte += unit_bytes;
   }
 }
 
-void PieceCodec::encode_other(std::string_view text, std::vector<int32_t>* ids) const {
-  if (text.size() == 1 && static_cast<unsigned char>(text[0]) < ascii_ids_.size()) {
-    const int32_t id = ascii_ids_[static_cast<unsigned char>(text[0])];  // " ", ",", "."
-    ids->push_back(id >= 0 ? id : static_cast<int32_t>(text[0]));
+void PieceCodec::encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
+                              std::vector<TextSpan>* offsets) const {
+  const Emitter out{ids, offsets};
+  const std::string_view piece = text.substr(span.begin, span.end - span.begin);
+  if (piece.size() == 1 && static_cast<unsigned char>(piece[0]) < ascii_ids_.size()) {
+    const int32_t id = ascii_ids_[static_cast<unsigned char>(piece[0])];  // " ", ",", "."
+    out.add(id >= 0 ? id : static_cast<int32_t>(piece[0]), span.begin, span.end);
     return;
   }
-  if (const int32_t id = piece_id(text); id >= 0) {
-    ids->push_back(id);
+  if (const int32_t id = piece_id(piece); id >= 0) {
+    out.add(id, span.begin, span.end);
     return;
   }
   if (options_.vocabulary_backoff) {  // the fewest vocabulary pieces: "467.22" -> 467 . 22
     thread_local std::u32string cps;
     thread_local std::vector<Unit> units;
-    decode_valid(text, &cps);
+    decode_valid(piece, &cps);
     units.clear();
     backoff_units(cps, &units);
     size_t cp = 0;
-    size_t byte = 0;
+    size_t byte = span.begin;
     for (const Unit& u : units) {
-      size_t unit_bytes = 0;
-      for (size_t k = 0; k < u.length; ++k) unit_bytes += encoded_length(cps[cp + k]);
+      const size_t unit_bytes = units_bytes(cps, cp, u.length);
       if (u.id >= 0) {
-        ids->push_back(u.id);
+        out.add(u.id, byte, byte + unit_bytes);
       } else {
-        for (size_t b = 0; b < unit_bytes; ++b) {
-          ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(text[byte + b])));
-        }
+        out.bytes(text, byte, byte + unit_bytes);
       }
       cp += u.length;
       byte += unit_bytes;
     }
     return;
   }
-  size_t pos = 0;
-  while (pos < text.size()) {
+  size_t pos = span.begin;
+  while (pos < span.end) {
     const utf8::Decoded d = utf8::decode_one(text, pos);
     if (const int32_t id = piece_id(text.substr(pos, d.length)); id >= 0) {
-      ids->push_back(id);
+      out.add(id, pos, pos + d.length);
     } else {
-      for (size_t b = 0; b < d.length; ++b) {
-        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(text[pos + b])));
-      }
+      out.bytes(text, pos, pos + d.length);
     }
     pos += d.length;
   }
 }
 
 Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
-                          std::vector<uint8_t>* word_starts, bool allow_invalid) const {
+                          std::vector<uint8_t>* word_starts, bool allow_invalid,
+                          std::vector<TextSpan>* offsets) const {
   if (!allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
   thread_local std::vector<Span> spans;
   spans.clear();
@@ -382,26 +412,14 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
     const Span& span = spans[k];
     const size_t before = ids->size();
     letter_runs += span.kind == SpanKind::kLetter ? 1 : 0;
-    std::string_view piece = span.text(text);
     if (joins_suffix_chain(spans, k)) {  // the apostrophe and its suffix chain: one run
-      piece = text.substr(span.begin, spans[++k].end - span.begin);
-      encode_letters(piece, true, ids);
-      if (word_starts != nullptr) {
-        word_starts->resize(ids->size(), 0);
-        (*word_starts)[before] = 1;
-      }
-      continue;
-    }
-    switch (span.kind) {
-      case SpanKind::kLetter:
-        encode_letters(piece, keeps_whole(spans, k), ids);
-        break;
-      case SpanKind::kInvalid:
-        ids->push_back(static_cast<int32_t>(static_cast<unsigned char>(piece[0])));
-        break;
-      default:
-        encode_other(piece, ids);
-        break;
+      encode_letters(text, {span.begin, spans[++k].end}, true, ids, offsets);
+    } else if (span.kind == SpanKind::kLetter) {
+      encode_letters(text, {span.begin, span.end}, keeps_whole(spans, k), ids, offsets);
+    } else if (span.kind == SpanKind::kInvalid) {
+      Emitter{ids, offsets}.bytes(text, span.begin, span.begin + 1);
+    } else {
+      encode_other(text, {span.begin, span.end}, ids, offsets);
     }
     if (word_starts != nullptr) {
       word_starts->resize(ids->size(), 0);

@@ -21,6 +21,14 @@
 
 namespace morpheus::tokenizer {
 
+// [begin, end) of a text: where one id stands, in bytes (PieceCodec::encode) or in characters
+// (Tokenizer::encode's Offsets::chars).
+struct TextSpan {
+  size_t begin = 0;
+  size_t end = 0;
+  bool operator==(const TextSpan& o) const { return begin == o.begin && end == o.end; }
+};
+
 struct PieceCodecOptions {
   bool turkish_case = true;         // I<->ı, İ<->i when folding and restoring case
   size_t cache_capacity = 1 << 20;  // cached distinct letter runs; 0 disables the cache
@@ -63,6 +71,10 @@ struct PieceCodecOptions {
 //     Invalid bytes (allow_invalid) are byte tokens.
 // There are no word-start marker tokens: encode() can return a word-start flag per id instead
 // (1 on the first id of every pretokenizer span, 0 elsewhere).
+// Offsets (encode's `offsets`): the bytes [begin, end) of the text each id stands for, in one
+// pass with the ids. A piece id covers its piece, a byte token its byte; a case token is empty
+// at the start of what it modifies (<cap>/<upper>: its piece, <upper_word>: the letter run).
+// Without case tokens the offsets tile the text: contiguous, from 0 to text.size().
 // Decoding concatenates piece strings (case-adjusted after <cap>/<upper>) and raw bytes.
 class PieceCodec {
  public:
@@ -86,11 +98,13 @@ class PieceCodec {
   PieceCodec& operator=(PieceCodec&&) noexcept;
   ~PieceCodec();
 
-  // Appends the ids of `text` to *ids (and, when word_starts is given, one flag per id).
-  // Invalid UTF-8 is INVALID_ARGUMENT naming the byte offset, unless allow_invalid (then each bad
-  // byte is a byte token). Thread-safe.
+  // Appends the ids of `text` to *ids (and, when word_starts is given, one flag per id; when
+  // offsets is given, one byte span per id, counted from the start of `text`). Invalid UTF-8 is
+  // INVALID_ARGUMENT naming the byte offset, unless allow_invalid (then each bad byte is a byte
+  // token). Thread-safe.
   Status encode(std::string_view text, std::vector<int32_t>* ids,
-                std::vector<uint8_t>* word_starts = nullptr, bool allow_invalid = false) const;
+                std::vector<uint8_t>* word_starts = nullptr, bool allow_invalid = false,
+                std::vector<TextSpan>* offsets = nullptr) const;
   StatusOr<std::vector<int32_t>> encode(std::string_view text) const;
 
   // The text of `ids`. An id outside [0, vocab_size()) or a case token not followed by a piece
@@ -135,9 +149,12 @@ class PieceCodec {
   bool keeps_whole(const std::vector<Span>& spans, size_t k) const;
   // Whether spans[k] is an apostrophe that joins the suffix chain after it into one run.
   bool joins_suffix_chain(const std::vector<Span>& spans, size_t k) const;
-  // `whole`: keeps_whole() of the run.
-  void encode_letters(std::string_view original, bool whole, std::vector<int32_t>* ids) const;
-  void encode_other(std::string_view text, std::vector<int32_t>* ids) const;
+  // The ids of text[begin, end) (a letter run; `whole`: keeps_whole() of the run, or any other
+  // span), appended to *ids, with their offsets when `offsets` is not null.
+  void encode_letters(std::string_view text, TextSpan run, bool whole, std::vector<int32_t>* ids,
+                      std::vector<TextSpan>* offsets) const;
+  void encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
+                    std::vector<TextSpan>* offsets) const;
 
   std::vector<std::string> pieces_;
   FlatStringMap<int32_t> piece_ids_;

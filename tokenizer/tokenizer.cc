@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -253,10 +254,11 @@ Status check_config(const std::string& dir, const json& config) {
                      "re-run morpheus export");
   }
   const int version = config["format_version"].get<int>();
-  if (version != kTokenizerFormatVersion) {
+  if (version < kTokenizerOldestFormatVersion || version > kTokenizerFormatVersion) {
     return invalid_argument(
         config_path + ": format_version " + std::to_string(version) +
-            " is not supported (this build reads " + std::to_string(kTokenizerFormatVersion) + ")",
+            " is not supported (this build reads " + std::to_string(kTokenizerOldestFormatVersion) +
+            " to " + std::to_string(kTokenizerFormatVersion) + ")",
         "re-export the tokenizer with this build: morpheus export --checkpoint <run>/final "
         "--data <prepared dir> --out " +
             dir);
@@ -311,10 +313,12 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, boo
     return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
   }
   tok->codec_ = std::make_unique<PieceCodec>(std::move(*codec));
+  MORPHEUS_RETURN_IF_ERROR(tok->load_symbols());
   const int64_t vocab_size = config.value("vocab_size", int64_t{-1});
-  if (vocab_size != tok->codec_->vocab_size()) {
+  if (vocab_size != tok->vocab_size()) {
     return data_loss(config_path + " says vocab_size " + std::to_string(vocab_size) + " but " +
-                         pieces_path + " gives " + std::to_string(tok->codec_->vocab_size()),
+                         pieces_path + " and the special tokens give " +
+                         std::to_string(tok->vocab_size()),
                      "the vocabulary does not belong to this tokenizer; re-run morpheus export");
   }
   if (self_test) MORPHEUS_RETURN_IF_ERROR(tok->self_test());
@@ -348,6 +352,123 @@ Status Tokenizer::self_test() const {
       return data_loss(dir_ + ": self-test sample " + std::to_string(i) + " does not decode back",
                        "re-run morpheus export");
     }
+  }
+  if (config_.value("format_version", 0) < 3) return ok_status();
+  return special_self_test();
+}
+
+Status Tokenizer::special_self_test() const {
+  const auto broken = [this](const std::string& what) {
+    return data_loss(path_join(dir_, "tokenizer.json") + ": special_self_test " + what,
+                     "special_tokens or user_symbols were edited; re-run morpheus export");
+  };
+  const json& sample = config_.value("special_self_test", json());
+  EncodeOptions options;
+  std::string text;
+  std::string decoded;
+  std::vector<int32_t> want;
+  try {
+    text = sample.at("text").get<std::string>();
+    decoded = sample.at("decoded").get<std::string>();
+    want = sample.at("ids").get<std::vector<int32_t>>();
+    options.add_bos = sample.at("add_bos").get<bool>();
+    options.add_eos = sample.at("add_eos").get<bool>();
+  } catch (const json::exception&) {
+    return broken("is missing or malformed");
+  }
+  std::vector<int32_t> got(want);
+  got.resize(std::min(want.size(), special_tokens_.size()));
+  if (!encode(text, options, &got).ok() || got != want) return broken("encodes differently");
+  std::string kept;
+  std::string dropped;
+  if (!decode(want, &kept, true).ok() || kept != decoded || !decode(want, &dropped).ok() ||
+      dropped != text) {
+    return broken("decodes differently");
+  }
+  return ok_status();
+}
+
+StatusOr<json> make_special_self_test(const Tokenizer& tok) {
+  // The user symbols only: the special token strings would be letter runs the table may lack.
+  std::string text;
+  for (const std::string& s : tok.user_symbols()) text += (text.empty() ? "" : " ") + s;
+  EncodeOptions options;
+  options.add_bos = tok.bos_id() >= 0;
+  options.add_eos = tok.eos_id() >= 0;
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < tok.special_tokens().size(); ++i) {
+    ids.push_back(tok.piece_to_id(tok.special_tokens()[i]));
+  }
+  MORPHEUS_RETURN_IF_ERROR(tok.encode(text, options, &ids));
+  std::string decoded;
+  MORPHEUS_RETURN_IF_ERROR(tok.decode(ids, &decoded, true));
+  return json{{"text", text},
+              {"add_bos", options.add_bos},
+              {"add_eos", options.add_eos},
+              {"ids", ids},
+              {"decoded", decoded}};
+}
+
+std::vector<std::string> default_special_tokens() { return {"<pad>", "<s>", "</s>", "<mask>"}; }
+
+Status check_special_tokens(const std::vector<std::string>& special_tokens,
+                            const std::vector<std::string>& user_symbols) {
+  std::vector<std::string> seen;
+  for (const auto* list : {&special_tokens, &user_symbols}) {
+    const std::string kind = list == &special_tokens ? "special token" : "user symbol";
+    for (const std::string& s : *list) {
+      const std::string named = kind + " \"" + s + "\"";
+      if (s.empty()) return invalid_argument("an empty " + kind, "drop the empty entry");
+      if (!utf8::is_valid(s)) return invalid_argument(kind + " is not valid UTF-8");
+      if (s.find_first_of(" \t\r\n") != std::string::npos) {
+        return invalid_argument(named + " contains white space",
+                                "special tokens and user symbols are single words");
+      }
+      if (std::find(seen.begin(), seen.end(), s) != seen.end()) {
+        return invalid_argument(named + " is given twice",
+                                "each string may be one special token or one user symbol");
+      }
+      seen.push_back(s);
+    }
+  }
+  return ok_status();
+}
+
+Status Tokenizer::load_symbols() {
+  const std::string config_path = path_join(dir_, "tokenizer.json");
+  if (config_.value("format_version", 0) >= 3) {
+    try {
+      special_tokens_ = config_.at("special_tokens").get<std::vector<std::string>>();
+      user_symbols_ = config_.at("user_symbols").get<std::vector<std::string>>();
+    } catch (const json::exception&) {
+      return data_loss(config_path + ": no special_tokens/user_symbols string arrays",
+                       "re-run morpheus export");
+    }
+    const Status s = check_special_tokens(special_tokens_, user_symbols_);
+    if (!s.ok()) return data_loss(config_path + ": " + s.message(), "re-run morpheus export");
+    if (config_.value("first_special_id", -1) != codec_->vocab_size()) {
+      return data_loss(config_path + ": first_special_id is not " +
+                           std::to_string(codec_->vocab_size()) + " (after the pieces)",
+                       "re-run morpheus export");
+    }
+  }
+  symbols_ = special_tokens_;
+  symbols_.insert(symbols_.end(), user_symbols_.begin(), user_symbols_.end());
+  for (size_t i = 0; i < symbols_.size(); ++i) {
+    const int32_t id = codec_->vocab_size() + static_cast<int32_t>(i);
+    symbol_ids_.insert(symbols_[i], id);
+    if (i >= special_tokens_.size()) {
+      longest_user_symbol_ = std::max(longest_user_symbol_, symbols_[i].size());
+      symbol_first_bytes_.set(static_cast<unsigned char>(symbols_[i][0]));
+      continue;
+    }
+    const std::string& s = symbols_[i];
+    int32_t* role = s == "<pad>" || s == "[PAD]"     ? &pad_id_
+                    : s == "<s>" || s == "[CLS]"     ? &bos_id_
+                    : s == "</s>" || s == "[SEP]"    ? &eos_id_
+                    : s == "<mask>" || s == "[MASK]" ? &mask_id_
+                                                     : nullptr;
+    if (role != nullptr && *role < 0) *role = id;
   }
   return ok_status();
 }
@@ -446,13 +567,141 @@ Tokenizer::RunStats Tokenizer::run_stats() const {
 
 Status Tokenizer::encode(std::string_view text, std::vector<int32_t>* ids,
                          bool allow_invalid) const {
-  MORPHEUS_RETURN_IF_ERROR(codec_->encode(text, ids, nullptr, allow_invalid));
+  EncodeOptions options;
+  options.allow_invalid = allow_invalid;
+  return encode(text, options, ids);
+}
+
+namespace {
+
+// Character spans of byte spans of `text`: a character is a code point, or one invalid byte.
+void char_spans(std::string_view text, const TextSpan* bytes, size_t count,
+                std::vector<TextSpan>* chars) {
+  thread_local std::vector<size_t> char_of;  // per byte, the index of its character
+  char_of.resize(text.size() + 1);
+  size_t k = 0;
+  for (size_t pos = 0; pos < text.size(); ++k) {
+    const size_t length = utf8::decode_one(text, pos).length;
+    for (size_t b = pos; b < pos + length; ++b) char_of[b] = k;
+    pos += length;
+  }
+  char_of[text.size()] = k;
+  for (size_t i = 0; i < count; ++i) {
+    const TextSpan& b = bytes[i];
+    const size_t begin = char_of[b.begin];
+    chars->push_back({begin, b.end == b.begin ? begin : char_of[b.end - 1] + 1});
+  }
+}
+
+}  // namespace
+
+Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
+                               std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
+  if (part.end == part.begin) return ok_status();
+  const size_t first = offsets == nullptr ? 0 : offsets->size();
+  MORPHEUS_RETURN_IF_ERROR(codec_->encode(text.substr(part.begin, part.end - part.begin), ids,
+                                          nullptr, allow_invalid, offsets));
+  if (offsets != nullptr && part.begin > 0) {
+    for (size_t i = first; i < offsets->size(); ++i) {
+      (*offsets)[i].begin += part.begin;
+      (*offsets)[i].end += part.begin;
+    }
+  }
+  return ok_status();
+}
+
+Status Tokenizer::encode(std::string_view text, const EncodeOptions& options,
+                         std::vector<int32_t>* ids, Offsets* offsets) const {
+  for (const auto& [wanted, id, name] : {std::make_tuple(options.add_bos, bos_id_, "<s>"),
+                                         std::make_tuple(options.add_eos, eos_id_, "</s>")}) {
+    if (wanted && id < 0) {
+      return failed_precondition(dir_ + " has no " + name + " special token",
+                                 "export with --special-tokens including it");
+    }
+  }
+  if (!options.allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
+  std::vector<TextSpan>* bytes = offsets == nullptr ? nullptr : &offsets->bytes;
+  const size_t first = bytes == nullptr ? 0 : bytes->size();
+  const auto add = [ids, bytes](int32_t id, size_t begin, size_t end) {
+    ids->push_back(id);
+    if (bytes != nullptr) bytes->push_back({begin, end});
+  };
+  if (options.add_bos) add(bos_id_, 0, 0);
+  size_t plain = 0;  // start of the text since the last user symbol
+  for (size_t pos = 0; longest_user_symbol_ > 0 && pos < text.size();) {
+    size_t length = 0;
+    int32_t symbol = -1;  // the longest user symbol at pos
+    if (symbol_first_bytes_.test(static_cast<unsigned char>(text[pos]))) {
+      for (size_t n = std::min(longest_user_symbol_, text.size() - pos); n > 0 && symbol < 0; --n) {
+        const int32_t* id = symbol_ids_.find(text.substr(pos, n));
+        if (id != nullptr && !is_special(*id)) {
+          symbol = *id;
+          length = n;
+        }
+      }
+    }
+    if (symbol < 0) {
+      ++pos;
+      continue;
+    }
+    MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, pos}, true, ids, bytes));
+    add(symbol, pos, pos + length);
+    pos += length;
+    plain = pos;
+  }
+  MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, text.size()}, true, ids, bytes));
+  if (options.add_eos) add(eos_id_, text.size(), text.size());
+  if (offsets != nullptr) {
+    char_spans(text, bytes->data() + first, bytes->size() - first, &offsets->chars);
+  }
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->error;
 }
 
-Status Tokenizer::decode(const std::vector<int32_t>& ids, std::string* text) const {
-  return codec_->decode(ids, text);
+Status Tokenizer::decode(const std::vector<int32_t>& ids, std::string* text,
+                         bool keep_special) const {
+  if (symbols_.empty()) return codec_->decode(ids, text);
+  const int32_t codec_size = codec_->vocab_size();
+  size_t start = 0;  // first id of the codec ids since the last symbol
+  const auto flush = [&](size_t end) -> Status {
+    if (end == start) return ok_status();
+    if (ids[end - 1] >= PieceCodec::kNumBytes && ids[end - 1] < PieceCodec::kFirstPieceId) {
+      return invalid_argument("case token at position " + std::to_string(end - 1) +
+                              " is not followed by a word piece");
+    }
+    const Status s =
+        codec_->decode(std::vector<int32_t>(&ids[start], &ids[start] + (end - start)), text);
+    if (s.ok()) return s;
+    return Status(s.code(), "ids from position " + std::to_string(start) + ": " + s.message(),
+                  s.hint());
+  };
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int32_t id = ids[i];
+    if (id < 0 || id >= vocab_size()) {
+      return invalid_argument("id " + std::to_string(id) + " at position " + std::to_string(i) +
+                                  " is outside [0, " + std::to_string(vocab_size()) + ")",
+                              "decode ids produced by the same model");
+    }
+    if (id < codec_size) continue;
+    MORPHEUS_RETURN_IF_ERROR(flush(i));
+    if (keep_special || !is_special(id)) {
+      text->append(symbols_[static_cast<size_t>(id - codec_size)]);
+    }
+    start = i + 1;
+  }
+  return flush(ids.size());
+}
+
+std::string Tokenizer::id_to_piece(int32_t id) const {
+  if (id >= codec_->vocab_size() && id < vocab_size()) {
+    return symbols_[static_cast<size_t>(id - codec_->vocab_size())];
+  }
+  return codec_->id_to_string(id);
+}
+
+int32_t Tokenizer::piece_to_id(std::string_view piece) const {
+  const int32_t* id = symbol_ids_.find(piece);
+  return id != nullptr ? *id : codec_->piece_id(piece);
 }
 
 StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) const {

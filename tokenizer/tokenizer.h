@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Tokenizer: the Morpheus tokenizer, a directory written by `morpheus export` (format 2), and the
-// stages a text goes through, in the order they run:
+// Tokenizer: the Morpheus tokenizer, a directory written by `morpheus export` (format 3; format 2,
+// without special tokens and user symbols, still loads), and the stages a text goes through, in
+// the order they run:
 //
+//   0. user symbols  occurrences of the user symbols (--user-symbols) are cut out of the text,
+//                    leftmost first, the longest at a position, and become their ids; the text
+//                    between them goes through stages 1-5 on its own.
 //   1. pre-tokenize  lossless spans (pretokenizer.h). Only letter runs go through stages 2-4;
 //                    digits, spaces, punctuation and other scripts become ids directly (5). With
 //                    the apostrophe convention a proper name before an apostrophe and the suffix
@@ -21,13 +25,29 @@
 //   5. ids           each piece its vocabulary id (pieces.json), a piece outside the vocabulary
 //                    the fewest vocabulary pieces inside it, case tokens, byte fallback.
 //
+// Id layout: the piece codec's ids first (piece_codec.h: [0, 256) bytes, 256-258 the case tokens
+// <cap> <upper> <upper_word>, then the P pieces of pieces.json from 259), then the special tokens
+// [259 + P, 259 + P + S) in the order of --special-tokens (default <pad> <s> </s> <mask>), then
+// the user symbols [259 + P + S, vocab_size()). Special tokens are never produced by encoding text
+// ("<s>" in a text is encoded as its characters); encode adds <s> and </s> on request, padding
+// uses <pad>. Roles by string: pad "<pad>" or "[PAD]", bos "<s>" or "[CLS]", eos "</s>" or
+// "[SEP]", mask "<mask>" or "[MASK]"; the role ids are -1 when no such token was exported.
+// Decoding drops special tokens unless asked to render them; user symbols are always text.
+// Offsets: one span per id, in the same pass (PieceCodec offsets, stage 0 adds the symbols'),
+// in bytes and in characters (code points, an invalid byte counting one as Python's
+// surrogateescape does): byte tokens of one character each cover the whole character, case
+// tokens and <s> </s> are empty.
+//
 // Stages 1, 2 and 5 are the piece codec's (piece_codec.h); it asks segment_run (stages 3 and 4)
 // once per distinct run. Loading checks the format version and the checksums of pieces.json and
-// segments.bin and re-encodes the self-test texts (they need the segment table only). The model
-// is created on the first run the table and the cache file lack; then its stored self-test runs
-// must segment as at export (after the root snap).
+// segments.bin and re-encodes the self-test texts (they need the segment table only); format 3
+// also holds special_self_test: the ids of every special token, then the user symbols (a text of
+// them, spaced) encoded with <s> and </s>; they must encode as stored and decode back with and
+// without the special tokens. The model is created on the first run the table and the cache
+// file lack; then its stored self-test runs must segment as at export (after the root snap).
 #pragma once
 
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +56,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/flat_string_map.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/segment_table.h"
@@ -43,7 +64,9 @@
 
 namespace morpheus::tokenizer {
 
-constexpr int kTokenizerFormatVersion = 2;
+constexpr int kTokenizerFormatVersion = 3;
+// The oldest format this build reads (no special tokens, no user symbols).
+constexpr int kTokenizerOldestFormatVersion = 2;
 constexpr const char* kTokenizerKind = "morpheus-tokenizer";
 constexpr const char* kSegmentTableFile = "segments.bin";
 // The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
@@ -54,6 +77,29 @@ constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
 // (tokenizer.json). DATA_LOSS naming the file when it differs or has no checksum.
 Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
                              const std::string& relative);
+
+class Tokenizer;
+// The special_self_test entry of tokenizer.json for `tok` (format 3, see above).
+StatusOr<nlohmann::json> make_special_self_test(const Tokenizer& tok);
+
+// The special tokens export writes by default.
+std::vector<std::string> default_special_tokens();
+// Special tokens and user symbols must be non-empty valid UTF-8, distinct from each other and
+// free of white space; INVALID_ARGUMENT naming the first that is not.
+Status check_special_tokens(const std::vector<std::string>& special_tokens,
+                            const std::vector<std::string>& user_symbols);
+
+struct EncodeOptions {
+  bool allow_invalid = false;  // invalid UTF-8 bytes become byte tokens instead of an error
+  bool add_bos = false;        // <s> first (FAILED_PRECONDITION when there is none)
+  bool add_eos = false;        // </s> last (likewise)
+};
+
+// Per id, where it stands in the text: bytes and characters [begin, end) (see the id layout).
+struct Offsets {
+  std::vector<TextSpan> bytes;
+  std::vector<TextSpan> chars;
+};
 
 class Tokenizer {
  public:
@@ -72,16 +118,37 @@ class Tokenizer {
   // naming the byte offset unless allow_invalid (then byte tokens). Fails when the model was
   // needed and could not be created or failed. Thread-safe.
   Status encode(std::string_view text, std::vector<int32_t>* ids, bool allow_invalid) const;
-  // The text of `ids`; a bad id is INVALID_ARGUMENT naming its position.
-  Status decode(const std::vector<int32_t>& ids, std::string* text) const;
+  // The same with <s>/</s> on request and, when `offsets` is given, one span per id appended to
+  // offsets->bytes and offsets->chars (counted from the start of `text`).
+  Status encode(std::string_view text, const EncodeOptions& options, std::vector<int32_t>* ids,
+                Offsets* offsets = nullptr) const;
+  // The text of `ids`; a bad id is INVALID_ARGUMENT naming its position. Special tokens are
+  // dropped, or written as their strings with keep_special.
+  Status decode(const std::vector<int32_t>& ids, std::string* text,
+                bool keep_special = false) const;
   // Pieces of one word (or of a chunk of running text) in its original case, as encode cuts it:
   // "Evlerde" -> {"Ev", "ler", "de"}; they concatenate to `word`.
   StatusOr<std::vector<std::string>> segment(std::string_view word) const;
-  // "<0x41>", "<cap>", "<upper>", "<upper_word>" or the piece string; `id` must be in range.
-  std::string id_to_piece(int32_t id) const { return codec_->id_to_string(id); }
-  // Id of a piece string, or -1.
-  int32_t piece_to_id(std::string_view piece) const { return codec_->piece_id(piece); }
-  int32_t vocab_size() const { return codec_->vocab_size(); }
+  // "<0x41>", "<cap>", "<upper>", "<upper_word>", the piece string, the special token or the user
+  // symbol; `id` must be in range.
+  std::string id_to_piece(int32_t id) const;
+  // Id of a special token, user symbol or piece string (in this order), or -1.
+  int32_t piece_to_id(std::string_view piece) const;
+  int32_t vocab_size() const {
+    return codec_->vocab_size() + static_cast<int32_t>(symbols_.size());
+  }
+  // The special tokens and user symbols, in id order (see the id layout).
+  const std::vector<std::string>& special_tokens() const { return special_tokens_; }
+  const std::vector<std::string>& user_symbols() const { return user_symbols_; }
+  bool is_special(int32_t id) const {
+    return id >= codec_->vocab_size() &&
+           id < codec_->vocab_size() + static_cast<int32_t>(special_tokens_.size());
+  }
+  // Role ids, -1 when the tokenizer has no such token.
+  int32_t pad_id() const { return pad_id_; }
+  int32_t bos_id() const { return bos_id_; }
+  int32_t eos_id() const { return eos_id_; }
+  int32_t mask_id() const { return mask_id_; }
 
   // Segments, in one model call, the letter runs of `texts` that the table and the cache file
   // lack (creating the model on the first miss), so that encode/segment on them need no model
@@ -137,12 +204,29 @@ class Tokenizer {
   bool skip_scan() const;
   // The self-test texts of tokenizer.json must encode to their stored ids and decode back.
   Status self_test() const;
+  // special_self_test of a format-3 config (see above).
+  Status special_self_test() const;
+  // Reads special_tokens/user_symbols of a format-3 config (after the codec is made).
+  Status load_symbols();
+  // Encodes text[begin, end) (no user symbol inside) through the codec.
+  Status encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
+                      std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const;
 
   std::string dir_;
   uint64_t id_ = 0;
   nlohmann::json config_;
   SegmentTable table_;
   std::unique_ptr<PieceCodec> codec_;
+  std::vector<std::string> special_tokens_;
+  std::vector<std::string> user_symbols_;
+  std::vector<std::string> symbols_;  // special tokens then user symbols: id codec size + index
+  FlatStringMap<int32_t> symbol_ids_;
+  size_t longest_user_symbol_ = 0;       // bytes
+  std::bitset<256> symbol_first_bytes_;  // first bytes of the user symbols
+  int32_t pad_id_ = -1;
+  int32_t bos_id_ = -1;
+  int32_t eos_id_ = -1;
+  int32_t mask_id_ = -1;
   SegmenterSpec model_;
   std::unique_ptr<State> state_;
 };

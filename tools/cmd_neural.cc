@@ -19,6 +19,7 @@
 #include "embed/ann_index.h"
 #include "embed/word_vectors.h"
 #include "eval/embedding_metrics.h"
+#include "eval/gold_data.h"
 #include "infer/export.h"
 #include "infer/model_server.h"
 #include "infer/tokenizer_model.h"
@@ -34,6 +35,9 @@ namespace {
 struct ExportArgs {
   infer::ExportOptions options;
   std::string data;
+  // Comma-separated: CLI11's vector options would read "[PAD],[CLS]" as a list literal.
+  std::string special_tokens;
+  std::string user_symbols;
   std::string device = "cpu";
 };
 
@@ -62,6 +66,13 @@ struct NeighborArgs {
 };
 
 Status run_export(ExportArgs args) {
+  args.options.special_tokens.clear();
+  if (!args.special_tokens.empty()) {
+    args.options.special_tokens = eval::split_fields(args.special_tokens, ',');
+  }
+  if (!args.user_symbols.empty()) {
+    args.options.user_symbols = eval::split_fields(args.user_symbols, ',');
+  }
   if (args.options.words.empty() == args.data.empty()) {
     return invalid_argument("give exactly one of --words FILE and --data DIR",
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
@@ -343,8 +354,20 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Running text (e.g. the training corpus) whose proper names before an "
                   "apostrophe and \"'da\"-style suffix chains become candidate pieces");
   exp->add_option("--vocab-size", eargs->options.vocab_size,
-                  "Total ids incl. 256 byte tokens and <cap>/<upper>")
+                  "Total ids incl. 256 byte tokens, <cap>/<upper>/<upper_word>, the special "
+                  "tokens and the user symbols")
       ->capture_default_str();
+  for (const std::string& s : tokenizer::default_special_tokens()) {
+    eargs->special_tokens += (eargs->special_tokens.empty() ? "" : ",") + s;
+  }
+  exp->add_option("--special-tokens", eargs->special_tokens,
+                  "Comma-separated special tokens, ids after the pieces (never produced by "
+                  "encoding text; roles: <pad> <s> </s> <mask>, or [PAD] [CLS] [SEP] [MASK]); "
+                  "an empty string for none")
+      ->capture_default_str();
+  exp->add_option("--user-symbols", eargs->user_symbols,
+                  "Comma-separated strings that always become one id, matched in the text "
+                  "before it is segmented (ids after the special tokens)");
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
   exp->add_option("--device", eargs->device,

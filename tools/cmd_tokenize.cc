@@ -25,6 +25,10 @@ struct RunArgs {
   std::string output = "-";
   bool allow_invalid = false;
   bool text = false;
+  std::string output_format = "id";  // encode: id, piece or json
+  bool add_bos = false;
+  bool add_eos = false;
+  bool keep_special = false;  // decode
   std::string shard;
   tokenizer::ModelRequest request;  // --cache, --model-threads, --device
   std::string cache_file;
@@ -72,6 +76,77 @@ Status segment_text_line(const tokenizer::Tokenizer& tok, std::string_view line,
   MORPHEUS_RETURN_IF_ERROR(flush(line.size()));
   *out += row.dump();
   *out += '\n';
+  return ok_status();
+}
+
+// A piece for `encode --output-format piece`: white space and backslashes escaped (\s \t \r \n
+// \\), so that the pieces of a line, joined by spaces, line up one to one with its ids.
+void append_escaped_piece(const std::string& piece, std::string* out) {
+  for (const char c : piece) {
+    switch (c) {
+      case ' ':
+        *out += "\\s";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      default:
+        *out += c;
+    }
+  }
+}
+
+// One line of `encode --output-format piece|json`.
+Status format_encoded_line(const tokenizer::Tokenizer& tok, std::string_view line,
+                           const tokenizer::EncodeOptions& options, bool json, std::string* out) {
+  std::vector<int32_t> ids;
+  tokenizer::Offsets offsets;
+  MORPHEUS_RETURN_IF_ERROR(tok.encode(line, options, &ids, json ? &offsets : nullptr));
+  if (!json) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i > 0) *out += ' ';
+      append_escaped_piece(tok.id_to_piece(ids[i]), out);
+    }
+    *out += '\n';
+    return ok_status();
+  }
+  nlohmann::ordered_json row = {{"ids", ids},
+                                {"pieces", nlohmann::ordered_json::array()},
+                                {"offsets", nlohmann::ordered_json::array()}};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    row["pieces"].push_back(tok.id_to_piece(ids[i]));
+    row["offsets"].push_back({offsets.chars[i].begin, offsets.chars[i].end});
+  }
+  *out += row.dump();
+  *out += '\n';
+  return ok_status();
+}
+
+// `morpheus tokenizer-info`: the id layout of a tokenizer directory as one JSON object.
+Status run_tokenizer_info(const std::string& dir) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::load(dir, true, {}));
+  const nlohmann::json info = {{"format_version", tok->config().value("format_version", 0)},
+                               {"vocab_size", tok->vocab_size()},
+                               {"pieces", tok->vocab_size() - tokenizer::PieceCodec::kFirstPieceId -
+                                              static_cast<int32_t>(tok->special_tokens().size() +
+                                                                   tok->user_symbols().size())},
+                               {"special_tokens", tok->special_tokens()},
+                               {"user_symbols", tok->user_symbols()},
+                               {"pad_id", tok->pad_id()},
+                               {"bos_id", tok->bos_id()},
+                               {"eos_id", tok->eos_id()},
+                               {"mask_id", tok->mask_id()}};
+  std::printf("%s\n", info.dump(2).c_str());
   return ok_status();
 }
 
@@ -141,17 +216,29 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   const bool allow_invalid = args.allow_invalid;
   if (mode == "encode") {
     block.progress_label = "encode";
-    return encode_lines(
-        args.input, args.output, allow_invalid,
-        [&tok, allow_invalid](std::string_view line, std::vector<int32_t>* ids) {
-          return tok.encode(line, ids, allow_invalid);
-        },
-        block);
+    tokenizer::EncodeOptions options;
+    options.allow_invalid = allow_invalid;
+    options.add_bos = args.add_bos;
+    options.add_eos = args.add_eos;
+    if (args.output_format == "id") {
+      return encode_lines(
+          args.input, args.output, allow_invalid,
+          [&tok, options](std::string_view line, std::vector<int32_t>* ids) {
+            return tok.encode(line, options, ids);
+          },
+          block);
+    }
+    const bool json = args.output_format == "json";
+    return transform_lines(args.input, args.output, !allow_invalid, block,
+                           [&tok, options, json](std::string_view line, std::string* out) {
+                             return format_encoded_line(tok, line, options, json, out);
+                           });
   }
   if (mode == "decode") {
+    const bool keep = args.keep_special;
     return decode_lines(args.input, args.output,
-                        [&tok](const std::vector<int32_t>& ids, std::string* text) {
-                          return tok.decode(ids, text);
+                        [&tok, keep](const std::vector<int32_t>& ids, std::string* text) {
+                          return tok.decode(ids, text, keep);
                         });
   }
   block.progress_label = "segment";
@@ -207,6 +294,22 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
                       "Persistent cache of the model's segmentations (created when absent, "
                       "appended to; one file per shard, join with morpheus cache merge)");
     }
+    if (mode == "encode") {
+      cmd->add_option("--output-format", args->output_format,
+                      "id: space-separated ids; piece: the piece of each id, space-separated "
+                      "(white space in a piece written \\s \\t \\r \\n, a backslash \\\\); json: "
+                      "{\"ids\",\"pieces\",\"offsets\"} per line, offsets [begin, end) in "
+                      "characters (code points) of the line")
+          ->check(CLI::IsMember({"id", "piece", "json"}))
+          ->capture_default_str();
+      cmd->add_flag("--add-bos", args->add_bos, "Begin every line with <s> (special token)");
+      cmd->add_flag("--add-eos", args->add_eos, "End every line with </s> (special token)");
+    }
+    if (mode == "decode") {
+      cmd->add_flag("--keep-special", args->keep_special,
+                    "Write special tokens (<s>, <pad>, ...) as their strings instead of "
+                    "dropping them");
+    }
     if (mode == "segment") {
       cmd->add_flag("--text", args->text,
                     "Running text in: one JSON array of pieces per line (their concatenation is "
@@ -220,6 +323,13 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
       return run_tokenizer(*args, mode, model);
     });
   }
+  auto info_dir = std::make_shared<std::string>();
+  CLI::App* info = app.add_subcommand(
+      "tokenizer-info",
+      "The id layout of a tokenizer directory as JSON: vocab_size, special tokens, user "
+      "symbols, pad_id/bos_id/eos_id/mask_id (-1 when absent)");
+  info->add_option("--model", *info_dir, "Tokenizer directory (morpheus export)")->required();
+  registry.add(info, [info_dir] { return run_tokenizer_info(*info_dir); });
   CLI::App* cache = app.add_subcommand("cache", "Segmentation cache files (--cache-file)");
   cache->require_subcommand(1);
   for (const std::string mode : {"merge", "dump"}) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment|cache` run
+// `morpheus`: a torch-free front that starts in milliseconds. `encode|decode|segment|cache` and
+// `tokenizer-info` run
 // here (letter runs outside the segment table go to `morpheus-model-server`, started only
 // when needed); every other command (and --help) is handed to `morpheus-torch` with execv.
 #include <unistd.h>
@@ -34,7 +35,8 @@ std::string command_of(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const std::string command = command_of(argc, argv);
-  if (command == "encode" || command == "decode" || command == "segment" || command == "cache") {
+  if (command == "encode" || command == "decode" || command == "segment" || command == "cache" ||
+      command == "tokenizer-info") {
     CLI::App app{"morpheus: morphology-aware neural tokenizer and word embedder (Turkish first)",
                  "morpheus"};
     app.require_subcommand(1);

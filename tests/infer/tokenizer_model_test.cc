@@ -177,13 +177,19 @@ TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
     EXPECT_TRUE(file_exists(path_join(*tok_dir_, f))) << f;
   }
   const std::string config = *read_file(path_join(*tok_dir_, "tokenizer.json"));
-  EXPECT_NE(config.find("\"format_version\": 2"), std::string::npos);
+  EXPECT_NE(config.find("\"format_version\": 3"), std::string::npos);
   EXPECT_NE(config.find("\"model_self_test\""), std::string::npos);
   EXPECT_NE(config.find("\"self_test\""), std::string::npos);
   std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);
   ASSERT_NE(tok, nullptr);
   EXPECT_LE(tok->vocab_size(), 600);
   EXPECT_GE(tok->piece_to_id("ş"), tokenizer::PieceCodec::kFirstPieceId);  // base letters
+  // The default special tokens close the vocabulary, in order.
+  EXPECT_EQ(tok->special_tokens(), tokenizer::default_special_tokens());
+  EXPECT_EQ(tok->pad_id(), tok->vocab_size() - 4);
+  EXPECT_EQ(tok->bos_id(), tok->vocab_size() - 3);
+  EXPECT_EQ(tok->eos_id(), tok->vocab_size() - 2);
+  EXPECT_EQ(tok->mask_id(), tok->vocab_size() - 1);
 }
 
 TEST_F(TokenizerModelTest, SelfTestHasModelDependentSamples) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make_tokenizer.sh MORPHEUS PREPARE_DIR CONFIG OUT_DIR
 # The tiny tokenizer the Python tests load (as cli/neural_round_trip.sh makes it): prepare the
-# tiny corpus, train configs/tiny.json for 2 steps, export a 2000-id tokenizer to OUT_DIR.
+# tiny corpus, train configs/tiny.json for 2 steps, export a 2000-id tokenizer to OUT_DIR with the
+# default special tokens and the user symbol <sep>.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ $# = 4 ] || fail "usage: make_tokenizer.sh MORPHEUS PREPARE_DIR CONFIG OUT_DIR"
@@ -14,6 +15,6 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
   --set train.max_steps=2 --set train.threads=1 > /dev/null || fail train
 rm -rf "$out"
 "$m" export --checkpoint "$work/run/final" --data "$work/data" --out "$out" --vocab-size 2000 \
-  --min-count 1 || fail export
+  --min-count 1 --special-tokens "<pad>,<s>,</s>,<mask>" --user-symbols "<sep>" || fail export
 [ -f "$out/tokenizer.json" ] || fail "export wrote no $out/tokenizer.json"
 echo ok

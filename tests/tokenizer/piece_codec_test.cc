@@ -118,6 +118,27 @@ TEST(PieceCodecTest, WordStartFlagsMarkFirstIdOfEverySpan) {
   EXPECT_EQ(starts, (std::vector<uint8_t>{1, 0, 0, 0, 1, 1}));
 }
 
+TEST(PieceCodecTest, OffsetsGiveTheBytesOfEachId) {
+  const PieceCodec codec = make_codec();
+  std::vector<int32_t> ids;
+  std::vector<TextSpan> offsets;
+  // <cap> ev ler de | " " | <upper_word> ev ler de | " " | e V (bytes) | ğ as piece | 😀 bytes
+  const std::string text = "Evlerde EVLERDE eV\xff\xc4\x9f😀";
+  ASSERT_TRUE(codec.encode(text, &ids, nullptr, true, &offsets).ok());
+  ASSERT_EQ(offsets.size(), ids.size());
+  const std::vector<TextSpan> want = {{0, 0},   {0, 2},   {2, 5},   {5, 7},   {7, 8},   {8, 8},
+                                      {8, 10},  {10, 13}, {13, 15}, {15, 16}, {16, 17}, {17, 18},
+                                      {18, 19}, {19, 21}, {21, 22}, {22, 23}, {23, 24}, {24, 25}};
+  EXPECT_EQ(offsets, want);
+  EXPECT_EQ(ids[0], PieceCodec::kCapId);
+  EXPECT_EQ(ids[5], PieceCodec::kUpperWordId);
+  EXPECT_EQ(ids[12], 0xFF);
+  EXPECT_EQ(ids[13], codec.piece_id("ğ"));
+  std::vector<int32_t> plain;
+  ASSERT_TRUE(codec.encode(text, &plain, nullptr, true).ok());
+  EXPECT_EQ(ids, plain);
+}
+
 TEST(PieceCodecTest, InvalidUtf8IsAnErrorWithOffsetUnlessAllowed) {
   const PieceCodec codec = make_codec();
   StatusOr<std::vector<int32_t>> ids = codec.encode("ab\xff");

@@ -15,6 +15,7 @@
 
 #include "core/file_util.h"
 #include "core/hash.h"
+#include "core/utf8.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/segment_cache.h"
@@ -72,8 +73,10 @@ SegmenterSpec test_model(MakeModel make) {
   return spec;
 }
 
-// Writes a format-2 tokenizer directory (no model) and returns it; `extra` goes into its
-// tokenizer.json, and its root_snap/ files (when "root_snap" is set) into the directory.
+// Writes a tokenizer directory (no model) and returns it; `extra` goes into its tokenizer.json,
+// and its root_snap/ files (when "root_snap" is set) into the directory. Format 3 gets the
+// default special tokens (or extra's special_tokens/user_symbols) and their self-test, as export
+// writes them.
 std::string write_dir(const std::string& tag, int version = kTokenizerFormatVersion,
                       bool turkish_apostrophe = false, const json& extra = json::object()) {
   const std::string dir = testing::make_temp_dir(tag);
@@ -100,8 +103,24 @@ std::string write_dir(const std::string& tag, int version = kTokenizerFormatVers
       {"turkish_apostrophe", turkish_apostrophe},
       {"files", files},
       {"self_test", json::array({json{{"text", "Kitap"}, {"ids", json::array({256, 259})}}})}};
+  if (version >= 3) {
+    config["special_tokens"] = default_special_tokens();
+    config["user_symbols"] = json::array();
+    config["first_special_id"] = 259 + pieces.size();
+  }
   config.update(extra);
-  EXPECT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+  if (version >= 3) {
+    config["vocab_size"] =
+        259 + pieces.size() + config["special_tokens"].size() + config["user_symbols"].size();
+  }
+  const std::string config_path = path_join(dir, "tokenizer.json");
+  EXPECT_TRUE(write_file_atomic(config_path, config.dump()).ok());
+  if (version >= 3 && !config.contains("special_self_test")) {
+    const auto tok = Tokenizer::load(dir, false, {});
+    EXPECT_TRUE(tok.ok()) << tok.status().to_string();
+    if (tok.ok()) config["special_self_test"] = make_special_self_test(**tok).value();
+    EXPECT_TRUE(write_file_atomic(config_path, config.dump()).ok());
+  }
   return dir;
 }
 
@@ -366,6 +385,256 @@ TEST(TokenizerTest, ModelThatFailsTheSelfTestIsRefused) {
       << model.status().to_string();
   std::vector<int32_t> ids;
   EXPECT_EQ((*tok)->encode("okul", &ids, false).code(), StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace morpheus::tokenizer
+
+namespace morpheus::tokenizer {
+namespace {
+
+constexpr int32_t kFirstSpecial = 259 + 13;  // after the 13 pieces of write_dir
+
+// `dir` loaded with a PairSegmenter as its model (any letter run encodes).
+StatusOr<std::unique_ptr<Tokenizer>> load_any_text(const std::string& dir) {
+  static int calls = 0;
+  return Tokenizer::load(
+      dir, true, test_model([]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+}
+
+TEST(TokenizerTest, FormatTwoLoadsWithoutSpecialTokens) {
+  const auto tok = Tokenizer::load(write_dir("tokdir_v2", 2), true, {});
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  EXPECT_EQ((*tok)->vocab_size(), kFirstSpecial);
+  EXPECT_TRUE((*tok)->special_tokens().empty());
+  for (int32_t id : {(*tok)->pad_id(), (*tok)->bos_id(), (*tok)->eos_id(), (*tok)->mask_id()}) {
+    EXPECT_EQ(id, -1);
+  }
+  std::vector<int32_t> ids;
+  EncodeOptions options;
+  options.add_bos = true;
+  const Status s = (*tok)->encode("kitap", options, &ids);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.hint().find("--special-tokens"), std::string::npos) << s.hint();
+}
+
+TEST(TokenizerTest, SpecialTokensFollowThePiecesWithTheirRoles) {
+  const auto tok = Tokenizer::load(write_dir("tokdir_specials"), true, {});
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const Tokenizer& t = **tok;
+  EXPECT_EQ(t.vocab_size(), kFirstSpecial + 4);
+  EXPECT_EQ(t.pad_id(), kFirstSpecial);
+  EXPECT_EQ(t.bos_id(), kFirstSpecial + 1);
+  EXPECT_EQ(t.eos_id(), kFirstSpecial + 2);
+  EXPECT_EQ(t.mask_id(), kFirstSpecial + 3);
+  EXPECT_EQ(t.id_to_piece(t.eos_id()), "</s>");
+  EXPECT_EQ(t.piece_to_id("<mask>"), t.mask_id());
+  EXPECT_EQ(t.piece_to_id("kitap"), 259);
+}
+
+TEST(TokenizerTest, SpecialTokenStringsInTextAreEncodedAsCharacters) {
+  const auto tok = load_any_text(write_dir("tokdir_special_text"));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const std::string text = "<s>kitap</s> <pad><mask>";
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode(text, &ids, false).ok());
+  for (int32_t id : ids) EXPECT_LT(id, kFirstSpecial) << id;
+  EXPECT_EQ(decoded(**tok, ids), text);
+}
+
+TEST(TokenizerTest, BosAndEosAreAddedAndDecodeDropsOrKeepsSpecials) {
+  const auto tok = load_any_text(write_dir("tokdir_bos"));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const Tokenizer& t = **tok;
+  EncodeOptions options;
+  options.add_bos = true;
+  options.add_eos = true;
+  std::vector<int32_t> ids;
+  ASSERT_TRUE(t.encode("Kitap ev", options, &ids).ok());
+  ASSERT_GE(ids.size(), 4u);
+  EXPECT_EQ(ids.front(), t.bos_id());
+  EXPECT_EQ(ids.back(), t.eos_id());
+  ids.push_back(t.pad_id());
+  std::string dropped;
+  std::string kept;
+  ASSERT_TRUE(t.decode(ids, &dropped).ok());
+  ASSERT_TRUE(t.decode(ids, &kept, true).ok());
+  EXPECT_EQ(dropped, "Kitap ev");
+  EXPECT_EQ(kept, "<s>Kitap ev</s><pad>");
+  std::string text;
+  const Status s = t.decode({PieceCodec::kCapId, t.eos_id()}, &text);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("position 0"), std::string::npos) << s.message();
+  EXPECT_EQ(t.decode({t.vocab_size()}, &text).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TokenizerTest, UserSymbolsAreMatchedInTheTextLongestFirst) {
+  const json extra = {{"user_symbols", json::array({"@@", "@@@", "<sep>"})}};
+  const auto tok =
+      load_any_text(write_dir("tokdir_symbols", kTokenizerFormatVersion, false, extra));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const Tokenizer& t = **tok;
+  const int32_t first_symbol = kFirstSpecial + 4;
+  EXPECT_EQ(t.piece_to_id("<sep>"), first_symbol + 2);
+  const std::string text = "kitap<sep>Evlerde@@@ev";
+  std::vector<int32_t> ids;
+  Offsets offsets;
+  ASSERT_TRUE(t.encode(text, EncodeOptions(), &ids, &offsets).ok());
+  const std::vector<int32_t> want = {259, first_symbol + 2};
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(std::vector<int32_t>(ids.begin(), ids.begin() + 2), want);
+  EXPECT_EQ(offsets.chars[1], (TextSpan{5, 10}));
+  EXPECT_EQ(ids[ids.size() - 2], first_symbol + 1);  // "@@@", not "@@" + "@"
+  EXPECT_EQ(offsets.chars[ids.size() - 2], (TextSpan{17, 20}));
+  EXPECT_EQ(decoded(t, ids), text);  // user symbols are text, never dropped
+}
+
+TEST(TokenizerTest, EditedSpecialTokensFailTheSelfTest) {
+  for (const json& edit :
+       {json{{"special_tokens", json::array({"<s>", "<pad>", "</s>", "<mask>"})}},
+        json{{"special_tokens", json::array({"<pad>", "<s>", "</s>", "[MASK]"})}}}) {
+    const std::string dir = write_dir("tokdir_edited");
+    json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
+    config.update(edit);
+    ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+    const auto tok = Tokenizer::load(dir, true, {});
+    ASSERT_FALSE(tok.ok()) << edit.dump();
+    EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(tok.status().message().find("special_self_test"), std::string::npos);
+  }
+}
+
+TEST(TokenizerTest, BadSpecialTokenListsAreRejected) {
+  EXPECT_TRUE(check_special_tokens(default_special_tokens(), {"@@"}).ok());
+  EXPECT_EQ(check_special_tokens({"<s>", "<s>"}, {}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check_special_tokens({"<s>"}, {"<s>"}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check_special_tokens({""}, {}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check_special_tokens({}, {"a b"}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check_special_tokens({"\xff"}, {}).code(), StatusCode::kInvalidArgument);
+}
+
+// Checks that the offsets of `ids` tile `text`: byte spans contiguous from 0 to the end (case
+// tokens, <s> and </s> empty), character spans likewise once the byte tokens of one character
+// (which share its span) are merged; a piece id's span folds to the piece, byte tokens of one
+// character give its bytes.
+void expect_offsets_tile(const Tokenizer& t, const std::string& text,
+                         const std::vector<int32_t>& ids, const Offsets& offsets) {
+  ASSERT_EQ(offsets.bytes.size(), ids.size());
+  ASSERT_EQ(offsets.chars.size(), ids.size());
+  size_t byte = 0;
+  size_t chr = 0;
+  TextSpan last_char{0, 0};
+  std::string group;  // bytes of the byte tokens of the current character
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const TextSpan b = offsets.bytes[i];
+    const TextSpan c = offsets.chars[i];
+    const int32_t id = ids[i];
+    const std::string span = text.substr(b.begin, b.end - b.begin);
+    ASSERT_EQ(b.begin, byte) << "id " << i << " of " << text;
+    if (b.begin == b.end) {
+      EXPECT_TRUE(id == t.bos_id() || id == t.eos_id() ||
+                  (id >= PieceCodec::kNumBytes && id < PieceCodec::kFirstPieceId))
+          << id;
+      EXPECT_EQ(c.begin, chr);
+      EXPECT_EQ(c.end, chr);
+      continue;
+    }
+    byte = b.end;
+    if (id < PieceCodec::kNumBytes) {
+      ASSERT_EQ(span, std::string(1, static_cast<char>(id)));
+      if (!(c == last_char)) {
+        ASSERT_EQ(c.begin, chr) << "id " << i << " of " << text;
+        group.clear();
+      }
+      group += span;
+      chr = c.end;
+      last_char = c;
+      EXPECT_EQ(c.end - c.begin, 1u);  // one character (or one invalid byte)
+      continue;
+    }
+    ASSERT_EQ(c.begin, chr) << "id " << i << " of " << text;
+    chr = c.end;
+    last_char = c;
+    if (id >= PieceCodec::kFirstPieceId && id < kFirstSpecial) {
+      EXPECT_EQ(fold_run(span), t.id_to_piece(id)) << text;
+    } else {
+      EXPECT_EQ(span, t.id_to_piece(id));  // a user symbol
+    }
+  }
+  EXPECT_EQ(byte, text.size()) << text;
+  // Python's len(text) (an invalid byte counting one, as surrogateescape decodes it).
+  size_t chars = 0;
+  for (size_t pos = 0; pos < text.size(); ++chars) pos += utf8::decode_one(text, pos).length;
+  EXPECT_EQ(chr, chars) << text;
+}
+
+TEST(TokenizerTest, OffsetsTileNastyTexts) {
+  int calls = 0;
+  const json extra = {{"user_symbols", json::array({"@@"})}};
+  const auto tok = Tokenizer::load(
+      write_dir("tokdir_offsets", kTokenizerFormatVersion, true, extra), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const std::vector<std::string> texts = {
+      "",
+      "Kitaplarımızdan EVLERDE çocuk",
+      "a\xff b\xe2\x82 c\xc3",
+      "e\u0301 cafe\u0301s Ünlü",
+      "👩🏽‍💻 ok 😀😀",
+      "İSTANBUL ıiIİ İstanbul'da KİTAP",
+      "Ankara'da 1990'larda 3,5 °C — «tamam»",
+      "x@@y @@@ <s>",
+      "KiTaP kElViN \u212A",
+  };
+  for (const bool bos : {false, true}) {
+    for (const std::string& text : texts) {
+      EncodeOptions options;
+      options.allow_invalid = true;
+      options.add_bos = bos;
+      options.add_eos = bos;
+      std::vector<int32_t> ids;
+      Offsets offsets;
+      ASSERT_TRUE((*tok)->encode(text, options, &ids, &offsets).ok()) << text;
+      expect_offsets_tile(**tok, text, ids, offsets);
+      std::vector<int32_t> plain;
+      options.add_bos = options.add_eos = false;
+      ASSERT_TRUE((*tok)->encode(text, options, &plain).ok());
+      if (bos) {
+        EXPECT_EQ(std::vector<int32_t>(ids.begin() + 1, ids.end() - 1), plain);
+      }
+    }
+  }
+}
+
+TEST(TokenizerTest, OffsetsTileTheHeldApartSentences) {
+  const std::string path = testing::shared_data_file("corpus/dev_ud_sentences.txt");
+  MORPHEUS_REQUIRE_DATA(path, "corpus/dev_ud_sentences.txt");
+  int calls = 0;
+  const auto tok = Tokenizer::load(
+      write_dir("tokdir_offsets_dev", kTokenizerFormatVersion, true), true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const std::string data = read_file(path).value();
+  size_t lines = 0;
+  for (size_t pos = 0; pos < data.size();) {
+    size_t end = data.find('\n', pos);
+    if (end == std::string::npos) end = data.size();
+    const std::string line = data.substr(pos, end - pos);
+    pos = end + 1;
+    std::vector<int32_t> ids;
+    Offsets offsets;
+    ASSERT_TRUE((*tok)->encode(line, EncodeOptions(), &ids, &offsets).ok()) << line;
+    expect_offsets_tile(**tok, line, ids, offsets);
+    std::vector<int32_t> plain;
+    ASSERT_TRUE((*tok)->encode(line, &plain, false).ok());
+    EXPECT_EQ(ids, plain);  // the offsets change nothing
+    ++lines;
+  }
+  EXPECT_GT(lines, 1000u);
 }
 
 }  // namespace
