@@ -337,9 +337,8 @@ Status run_neighbors(const NeighborArgs& args) {
   return write_output("-", text);
 }
 
-}  // namespace
-
-void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
+// One function per command of this file, each registering its options and its runner.
+void register_export(CLI::App& app, CommandRegistry& registry) {
   auto eargs = std::make_shared<ExportArgs>();
   CLI::App* exp = app.add_subcommand(
       "export", "Checkpoint -> tokenizer directory (segment the word types, distil the pieces)");
@@ -393,16 +392,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
                   "Evaluation report (Markdown, e.g. morpheus eval's REPORT.md) for the model "
                   "card README.md of the directory");
   registry.add(exp, [eargs] { return run_export(*eargs); });
+}
 
-  register_tokenize_commands(app, registry, [](const tokenizer::ModelRequest& request) {
-    if (request.threads > 0) torch::set_num_threads(request.threads);
-    infer::NeuralSegmenterOptions options;
-    options.cache_capacity = request.cache;
-    tokenizer::SegmenterSpec spec = infer::in_process_model(options);
-    spec.options["device"] = request.device;  // resolved when the model loads
-    return spec;
-  });
-
+void register_model_server(CLI::App& app, CommandRegistry& registry) {
   // The model server (infer/model_server.h), as `morpheus-model-server` runs it; not for users.
   struct ServerArgs {
     std::string model;
@@ -418,7 +410,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
     options.cache_capacity = sargs->cache;
     return infer::run_model_server(sargs->model, options);
   });
+}
 
+void register_embed(CLI::App& app, CommandRegistry& registry) {
   auto margs = std::make_shared<EmbedArgs>();
   CLI::App* embed = app.add_subcommand("embed", "Word list -> embeddings (.npy + .vocab or .vec)");
   embed->add_option("--model", margs->model, "Tokenizer directory (morpheus export)")->required();
@@ -431,7 +425,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
           "cpu, auto or cuda[:N] (where the model runs; the rows come back as float32 either way)")
       ->capture_default_str();
   registry.add(embed, [margs] { return run_embed(*margs); });
+}
 
+void register_boundaries(CLI::App& app, CommandRegistry& registry) {
   auto bargs = std::make_shared<BoundaryArgs>();
   CLI::App* bnd = app.add_subcommand(
       "boundaries",
@@ -443,7 +439,9 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
       ->required();
   bnd->add_option("-o,--output", bargs->out, "Output file, - for stdout")->capture_default_str();
   registry.add(bnd, [bargs] { return run_boundaries(*bargs); });
+}
 
+void register_neighbors(CLI::App& app, CommandRegistry& registry) {
   auto nargs = std::make_shared<NeighborArgs>();
   CLI::App* nb = app.add_subcommand("neighbors", "Cosine nearest neighbours of words");
   nb->add_option("--model", nargs->model,
@@ -469,6 +467,25 @@ void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
   nb->add_option("--nprobe", nargs->search.nprobe, "--faiss ivf: lists visited per query")
       ->capture_default_str();
   registry.add(nb, [nargs] { return run_neighbors(*nargs); });
+}
+
+}  // namespace
+
+void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
+  register_export(app, registry);
+  register_tokenize_commands(app, registry, [](const tokenizer::ModelRequest& request) {
+    if (request.threads > 0) torch::set_num_threads(request.threads);
+    infer::NeuralSegmenterOptions options;
+    options.cache_capacity = request.cache;
+    tokenizer::SegmenterSpec spec = infer::in_process_model(options);
+    spec.options["device"] = request.device;  // resolved when the model loads
+    return spec;
+  });
+
+  register_model_server(app, registry);
+  register_embed(app, registry);
+  register_boundaries(app, registry);
+  register_neighbors(app, registry);
 }
 
 }  // namespace morpheus::tools
