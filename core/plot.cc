@@ -66,6 +66,18 @@ void draw_y_axis(Canvas& c, const Frame& f) {
   c.line(f.x0, f.y1, f.x1, f.y1, kBlack);
 }
 
+// X axis ticks of the frame's numeric range and the axis label, centred below it.
+void draw_x_axis(Canvas& c, const Frame& f, const std::string& label) {
+  for (double t : nice_ticks(f.xlo, f.xhi, 8)) {
+    if (t < f.xlo || t > f.xhi) continue;
+    const int x = f.x_of(t);
+    c.line(x, f.y1, x, f.y1 + 4, kBlack);
+    const std::string tick = format_tick(t);
+    c.text(x - Canvas::text_width(tick) / 2, f.y1 + 8, tick, kBlack);
+  }
+  c.text((f.x0 + f.x1 - Canvas::text_width(label)) / 2, f.y1 + 26, label, kBlack);
+}
+
 void draw_legend(Canvas& c, const std::vector<std::string>& names, int x, int y) {
   for (size_t i = 0; i < names.size(); ++i) {
     const int yy = y + static_cast<int>(i) * 16;
@@ -162,14 +174,7 @@ Canvas line_chart(const std::string& title, const std::string& x_label, const st
   range_of(xs, &f.xlo, &f.xhi);
   if (xs.empty()) f.xlo = 0, f.xhi = 1;
   draw_y_axis(c, f);
-  for (double t : nice_ticks(f.xlo, f.xhi, 8)) {
-    if (t < f.xlo || t > f.xhi) continue;
-    const int x = f.x_of(t);
-    c.line(x, f.y1, x, f.y1 + 4, kBlack);
-    const std::string label = format_tick(t);
-    c.text(x - Canvas::text_width(label) / 2, f.y1 + 8, label, kBlack);
-  }
-  c.text((f.x0 + f.x1 - Canvas::text_width(x_label)) / 2, f.y1 + 26, x_label, kBlack);
+  draw_x_axis(c, f, x_label);
   c.text_vertical(12, (f.y0 + f.y1 + Canvas::text_width(y_label)) / 2, y_label, kBlack);
   for (size_t s = 0; s < series.size(); ++s) {
     const LineSeries& ls = series[s];
@@ -198,14 +203,7 @@ Canvas scatter_chart(const std::string& title, const std::vector<ScatterPoint>& 
   range_of(ys, &f.lo, &f.hi);
   range_of(xs, &f.xlo, &f.xhi);
   draw_y_axis(c, f);
-  for (double t : nice_ticks(f.xlo, f.xhi, 8)) {
-    if (t < f.xlo || t > f.xhi) continue;
-    const int x = f.x_of(t);
-    c.line(x, f.y1, x, f.y1 + 4, kBlack);
-    const std::string label = format_tick(t);
-    c.text(x - Canvas::text_width(label) / 2, f.y1 + 8, label, kBlack);
-  }
-  c.text((f.x0 + f.x1) / 2 - 12, f.y1 + 26, "PC1", kBlack);
+  draw_x_axis(c, f, "PC1");
   c.text_vertical(12, (f.y0 + f.y1) / 2 + 9, "PC2", kBlack);
   for (const ScatterPoint& p : points) {
     const int x = f.x_of(p.x), y = f.y_of(p.y);
