@@ -48,19 +48,14 @@ esac
 start=$SECONDS
 mirror=http://deb.debian.org/debian
 
-# setup.sh's packages under their trixie names, less the clang tools (format, tidy, fuzz), which
-# the LibTorch build and its tests do not use.
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libtorch-dev libopenblas0-openmp libgloo-dev
-  libsentencepiece-dev
-  nlohmann-json3-dev libcli11-dev
-  googletest libgtest-dev
-  python3 python3-morfessor
-  python3-dev pybind11-dev python3-numpy python3-pytest libfaiss-dev python3-faiss
-  fasttext itagalog
-  zlib1g-dev
-)
+# setup.sh's packages (trixie has them under the same names), less the clang tools (format, tidy,
+# fuzzing), which the LibTorch build and its tests do not use: one list, read from setup.sh.
+mapfile -t PACKAGES < <(sed -n '/^PACKAGES=(/,/^)/p' scripts/setup.sh | sed '1d;$d' |
+  tr -s ' ' '\n' | grep -v '^$' | grep -vE '^(clang|clang-format|clang-tidy|libclang-rt-.*)$')
+if [ ${#PACKAGES[@]} -lt 10 ]; then
+  echo "libtorch2_chroot: no package list in scripts/setup.sh" >&2
+  exit 1
+fi
 
 # 1. The base system. debootstrap checks the Release signature with the trixie keys of
 # bookworm's debian-archive-keyring.
