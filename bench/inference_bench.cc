@@ -4,6 +4,10 @@
 // the tiny model of the main job) and a randomly initialised paper-size model (same cost as a
 // trained one), at the old batch size (32K positions per call) and the default one; both next
 // to `morpheus-spm encode` of the same words (one per line) measured in the same run.
+// Options (defaults): --corpus FILE (the npm corpus) or --words-file FILE (one word per line,
+// used as they are), --model TOKDIR, --spm-model DIR (where SentencePiece is built), --words
+// 30000, --paper-words 1500, --reps 2, --threads N, --device cpu|cuda[:N] (int8 rows on the CPU
+// only), --int8-guards 0,0.5, --sweep POSITIONS,... (batch sizes to time), --quant-probe 1.
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/torch.h>
 
@@ -24,6 +28,7 @@
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
 #include "model/packed_inference.h"
+#include "model/runtime.h"
 #include "tokenizer/pretokenizer.h"
 
 namespace {
@@ -55,6 +60,22 @@ std::vector<std::string> distinct_runs(const std::string& text) {
   return runs;
 }
 
+morpheus::StatusOr<std::vector<std::string>> corpus_runs(const std::string& corpus) {
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string text, morpheus::read_file(corpus));
+  return distinct_runs(text);
+}
+
+// The lines of a file, as they are.
+morpheus::StatusOr<std::vector<std::string>> file_lines(const std::string& path) {
+  morpheus::LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path));
+  std::vector<std::string> lines;
+  std::string line;
+  while (reader.next(&line)) lines.push_back(line);
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return lines;
+}
+
 // Words/s of seg.segment_many over `words` (best of `reps`).
 double words_per_s(const morpheus::infer::NeuralSegmenter& seg,
                    const std::vector<std::string>& words, int reps) {
@@ -68,12 +89,17 @@ double words_per_s(const morpheus::infer::NeuralSegmenter& seg,
 }
 
 double spm_words_per_s(const std::string& spm_model, const std::string& words_file, size_t n) {
+#ifndef MORPHEUS_SPM_BINARY
+  (void)spm_model, (void)words_file, (void)n;
+  return 0;
+#else
   if (spm_model.empty()) return 0;
   const std::string command = std::string(MORPHEUS_SPM_BINARY) + " encode --model " + spm_model +
                               " " + words_file + " > /dev/null";
   const auto t = Clock::now();
   if (std::system(command.c_str()) != 0) return 0;
   return static_cast<double>(n) / seconds_since(t);
+#endif
 }
 
 // Words whose pieces are the same in `a` and `b` (aligned).
@@ -142,13 +168,15 @@ void report_int8(const char* name, const morpheus::model::Morpheus& model,
 
 // Words/s at each batch size of a comma-separated list (positions per model call).
 void sweep(const morpheus::model::Morpheus& model, const morpheus::model::CharVocab& chars,
-           const std::vector<std::string>& words, const std::string& sizes) {
+           const std::vector<std::string>& words, const std::string& sizes,
+           const torch::Device& device) {
   size_t begin = 0;
   while (begin < sizes.size()) {
     size_t end = sizes.find(',', begin);
     if (end == std::string::npos) end = sizes.size();
     morpheus::infer::NeuralSegmenterOptions options;
     options.cache_capacity = 0;
+    options.device = device;
     options.max_batch_chars = std::stoll(sizes.substr(begin, end - begin));
     morpheus::infer::NeuralSegmenter seg(model, chars, options);
     std::printf("  batch %lld positions: %.0f words/s\n",
@@ -244,13 +272,18 @@ int main(int argc, char** argv) {
     quantised_linear_probe(819, 320, 640);  // paper FFN
     return 0;
   }
-  StatusOr<std::string> text = read_file(corpus);
-  if (!text.ok()) {
-    std::fprintf(stderr, "%s\n", text.status().to_string().c_str());
+  const StatusOr<torch::Device> device = model::resolve_device(arg(argc, argv, "--device", "cpu"));
+  const std::string words_in = arg(argc, argv, "--words-file", "");
+  StatusOr<std::vector<std::string>> read =
+      words_in.empty() ? corpus_runs(corpus) : file_lines(words_in);
+  if (!read.ok() || !device.ok()) {
+    std::fprintf(stderr, "%s\n", (read.ok() ? device.status() : read.status()).to_string().c_str());
     return 1;
   }
-  std::vector<std::string> runs = distinct_runs(*text);
-  std::printf("corpus %s: %zu distinct letter runs\n", corpus.c_str(), runs.size());
+  std::vector<std::string> runs = std::move(*read);
+  std::printf("%s: %zu distinct letter runs; device %s\n",
+              words_in.empty() ? corpus.c_str() : words_in.c_str(), runs.size(),
+              device->str().c_str());
   const std::string words_file = "/tmp/morpheus_inference_bench_words.txt";
   const auto take = [&](size_t n) {
     std::vector<std::string> w(runs.begin(), runs.begin() + std::min(n, runs.size()));
@@ -261,6 +294,7 @@ int main(int argc, char** argv) {
   };
   infer::NeuralSegmenterOptions fast_options;
   fast_options.cache_capacity = 0;
+  fast_options.device = *device;
   infer::NeuralSegmenterOptions old_options = fast_options;
   old_options.max_batch_chars = 1 << 15;
   if (!tokdir.empty()) {
@@ -275,8 +309,9 @@ int main(int argc, char** argv) {
     infer::NeuralSegmenter fast(*m, *chars, fast_options);
     infer::NeuralSegmenter old(*m, *chars, old_options);
     report(("model of " + tokdir).c_str(), fast, old, words, spm, reps);
-    report_int8(("model of " + tokdir).c_str(), *m, *chars, words, guards, reps);
-    sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""));
+    if (device->is_cpu())
+      report_int8(("model of " + tokdir).c_str(), *m, *chars, words, guards, reps);
+    sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""), *device);
   }
   {
     std::unordered_map<char32_t, uint64_t> counts;
@@ -296,8 +331,8 @@ int main(int argc, char** argv) {
     infer::NeuralSegmenter fast(model, chars, fast_options);
     infer::NeuralSegmenter old(model, chars, old_options);
     report("random paper-size model", fast, old, words, spm, 1);
-    report_int8("random paper-size model", model, chars, words, guards, 1);
-    sweep(model, chars, words, arg(argc, argv, "--sweep", ""));
+    if (device->is_cpu()) report_int8("random paper-size model", model, chars, words, guards, 1);
+    sweep(model, chars, words, arg(argc, argv, "--sweep", ""), *device);
   }
   return 0;
 }

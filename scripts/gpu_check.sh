@@ -14,7 +14,9 @@
 # collectives; tiny-config training on the device (the loss must fall); paper-config words/s on
 # the GPU and on the CPU; the reference implementation's training step on the same GPU at the same
 # batch shapes, and our ratio; a device-trained checkpoint exported and segmented with CUDA hidden;
-# model-server words/s of new word types (tiny and paper models).
+# model-server words/s of new word types (tiny and paper models); the same words through the
+# model segmenter in the process (bench/inference_bench: no tokenizer front, no pipe), with a
+# sweep of batch sizes.
 # GIT_DESCRIBE, when set, names the commit in the table (the copy on a GPU machine may carry a
 # stale .git or none).
 # Files in the output directory: gpu_check.md (the table), build.log, checks.log (every command
@@ -55,6 +57,7 @@ names=() results=() targets=() statuses=() failures=0
 #   h field FILE CHECK KEY  a field (KEY.SUBKEY...) of the JSON line whose "check" is CHECK
 #   h device_rows FILE      the agreement and DP-share rows of device_check.jsonl (fields
 #                           split by \x1f: a tab would merge empty fields in `read`)
+#   h inference FILE        inference_bench's words/s per model, and its batch-size sweep
 #   h expr EXPRESSION       a Python expression's value
 cat > "$work/h.py" << 'PY'
 import json, sys
@@ -108,6 +111,19 @@ elif cmd == "device_rows":  # the agreement and DP rows of device_check.jsonl (u
         state = "FAILED" if n["status"] == "failed" else f"skipped ({n['reason']})"
         print(f"NCCL, one rank\x1f{n.get('reason', '') if n['status'] == 'failed' else ''}"
               f"\x1f\x1f{state}")
+elif cmd == "inference":  # inference_bench's default-batch words/s and sweep, per model
+    import re
+    names = {"model of": "tiny (trained)", "random paper-size model": "paper (random weights)"}
+    out = []
+    for line in open(args[0]):
+        m = re.match(r"(model of|random paper-size model).*?default batches (\d+) words/s", line)
+        if m:
+            out.append([f"{names[m.group(1)]} {int(m.group(2)):,} words/s", []])
+        m = re.match(r"\s*batch (\d+) positions: (\d+) words/s", line)
+        if m and out:
+            out[-1][1].append(f"{int(m.group(1)):,} → {int(m.group(2)):,}")
+    print("; ".join(f"{head} (positions per call → words/s: {', '.join(s)})" if s else head
+                    for head, s in out))
 elif cmd == "expr":
     print(eval(args[0]))
 PY
@@ -199,10 +215,11 @@ if [ "$mode" = gpu ]; then
       -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
       ${nccl_include:+"-DNCCL_INCLUDE_DIR=$nccl_include"} -DCMAKE_CXX_FLAGS="$extra_flags" \
       ${nvcc:+"-DCUDAToolkit_ROOT=$(dirname "$(dirname "$(readlink -f "$nvcc")")")"} &&
-      step build 300 cmake --build "$build" -j 16 --target morpheus device_check
+      step build 300 cmake --build "$build" -j 16 --target morpheus device_check inference_bench
   then
     nccl=$(grep -o 'NCCL backend [A-Za-z]*' "$log" | tail -1)
-    row "build: configure + morpheus (with morpheus-torch, morpheus-model-server), device_check" \
+    row "build: configure + morpheus (+ morpheus-torch, morpheus-model-server), device_check,\
+ inference_bench" \
       "$(since "$t0") s; ${nccl:-NCCL backend ?}" "" ok
   else
     row "build" "failed after $(since "$t0") s (build.log)" "" FAILED
@@ -415,6 +432,27 @@ if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && ! late; then
 fi
 if [ "$ready" = 1 ] && [ -n "$paper_ckpt" ] && ! late; then
   segment_speed paper "$paper_ckpt"
+fi
+# The same new words through NeuralSegmenter::segment_many in one process (inference_bench): the
+# model's share of the model-server time; a sweep of positions per model call.
+if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && [ -d "$work/tok_tiny" ] && ! late; then
+  if [ ! -x "$build/bench/inference_bench" ]; then
+    row "model segmenter in the process" "" "" "skipped (no inference_bench in $build)"
+  else
+    if [ "$mode" = gpu ]; then
+      ib_args=(--words 50000 --paper-words 50000 --reps 2 --sweep 16384,65536,262144,1048576)
+    else
+      ib_args=(--words 10 --paper-words 10 --reps 1 --threads 2 --sweep 4096)
+    fi
+    t0=$(now)
+    if step_to "$work/ib.out" "inference_bench ($dev)" 150 "$build/bench/inference_bench" \
+        --device "$dev" --model "$work/tok_tiny" --words-file "$new_words" "${ib_args[@]}"; then
+      row "model segmenter in the process (no front, no pipe) on $dev: the same new words" \
+        "$(h inference "$work/ib.out")" "" ok
+    else
+      row "model segmenter in the process" "failed after $(since "$t0") s (checks.log)" "" FAILED
+    fi
+  fi
 fi
 if late; then
   row "time limit" "rows not begun by $((deadline - start)) s were left out" "" "skipped (time)"
