@@ -7,7 +7,8 @@
 // Options (defaults): --corpus FILE (the npm corpus) or --words-file FILE (one word per line,
 // used as they are), --model TOKDIR, --spm-model DIR (where SentencePiece is built), --words
 // 30000, --paper-words 1500, --reps 2, --threads N, --device cpu|cuda[:N] (int8 rows on the CPU
-// only), --int8-guards 0,0.5, --sweep POSITIONS,... (batch sizes to time), --quant-probe 1.
+// only, TF32 rows on CUDA only), --int8-guards 0,0.5, --sweep POSITIONS,... (batch sizes to time),
+// --quant-probe 1.
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/torch.h>
 
@@ -131,6 +132,22 @@ void report(const char* name, const morpheus::infer::NeuralSegmenter& fast,
       "  packed stack %.0f words/s vs padded modules %.0f words/s (%.2fx); same segmentation "
       "%zu/%zu\n",
       fast_rate, padded_rate, fast_rate / padded_rate, padded_same, a.size());
+}
+
+// On CUDA: the same segmenter with TF32 matmuls (as training runs) against full float: words/s and
+// how many words segment as in float.
+void report_tf32(const morpheus::infer::NeuralSegmenter& seg, const std::vector<std::string>& words,
+                 int reps, const torch::Device& device) {
+  if (!device.is_cuda()) return;
+  const double float_rate = words_per_s(seg, words, reps);
+  const auto want = seg.segment_many(words);
+  morpheus::model::configure_device(device);  // TF32 on
+  const double rate = words_per_s(seg, words, reps);
+  const size_t same = same_count(want, seg.segment_many(words));
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  std::printf("  TF32 %.0f words/s vs float %.0f words/s (%.2fx); same segmentation %zu/%zu\n",
+              rate, float_rate, rate / float_rate, same, want.size());
 }
 
 // Dynamic int8 (model/linear.h) against float on the same model and words: words/s and how
@@ -309,6 +326,7 @@ int main(int argc, char** argv) {
     infer::NeuralSegmenter fast(*m, *chars, fast_options);
     infer::NeuralSegmenter old(*m, *chars, old_options);
     report(("model of " + tokdir).c_str(), fast, old, words, spm, reps);
+    report_tf32(fast, words, reps, *device);
     if (device->is_cpu())
       report_int8(("model of " + tokdir).c_str(), *m, *chars, words, guards, reps);
     sweep(*m, *chars, words, arg(argc, argv, "--sweep", ""), *device);
@@ -331,6 +349,7 @@ int main(int argc, char** argv) {
     infer::NeuralSegmenter fast(model, chars, fast_options);
     infer::NeuralSegmenter old(model, chars, old_options);
     report("random paper-size model", fast, old, words, spm, 1);
+    report_tf32(fast, words, reps, *device);
     if (device->is_cpu()) report_int8("random paper-size model", model, chars, words, guards, 1);
     sweep(model, chars, words, arg(argc, argv, "--sweep", ""), *device);
   }

@@ -119,6 +119,10 @@ elif cmd == "inference":  # inference_bench's default-batch words/s and sweep, p
         m = re.match(r"(model of|random paper-size model).*?default batches (\d+) words/s", line)
         if m:
             out.append([f"{names[m.group(1)]} {int(m.group(2)):,} words/s", []])
+        m = re.match(r"\s*TF32 (\d+) words/s .*?same segmentation (\d+)/(\d+)", line)
+        if m and out:
+            out[-1][0] += (f", TF32 {int(m.group(1)):,} words/s (same segmentation as float: "
+                           f"{int(m.group(2)):,} of {int(m.group(3)):,})")
         m = re.match(r"\s*batch (\d+) positions: (\d+) words/s", line)
         if m and out:
             out[-1][1].append(f"{int(m.group(1)):,} → {int(m.group(2)):,}")
