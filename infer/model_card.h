@@ -29,7 +29,7 @@ struct ProvenanceInputs {
 // (a missing meta.json or config.json is recorded as null).
 StatusOr<nlohmann::json> export_provenance(const ProvenanceInputs& inputs);
 
-// README.md of a tokenizer directory with config `config` (tokenizer.json with its provenance):
+// README.md of a tokenizer directory with config `config` (morpheus.json with its provenance):
 // what it is, how it was trained, its vocabulary, the evaluation report `eval_report`
 // (Markdown; its headings go one level down; "" says none was given), the licence and how to
 // load it. It depends on nothing else (not the directory's name), so an export is reproducible.

@@ -32,7 +32,7 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
   const std::string path = path_join(dir, relative);
   const json& files = config.value("files", json::object());
   if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
-    return data_loss(path_join(dir, "tokenizer.json") + ": no checksum for " + relative,
+    return data_loss(tokenizer_config_path(dir) + ": no checksum for " + relative,
                      "re-run morpheus export");
   }
   MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path));
@@ -68,7 +68,7 @@ StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::st
       std::make_shared<morph::RootLexicon>(std::move(lexicon)));
 }
 
-// The model self-test of tokenizer.json: the stored runs, through the model and the root snap,
+// The model self-test of the config: the stored runs, through the model and the root snap,
 // must give the pieces stored at export.
 Status model_self_test(const std::string& dir, const json& config, Segmenter* model,
                        const morph::RootLexicon* root_snap) {
@@ -80,7 +80,7 @@ Status model_self_test(const std::string& dir, const json& config, Segmenter* mo
       want.push_back(sample.at("pieces").get<std::vector<std::string>>());
     }
   } catch (const json::exception&) {
-    return data_loss(path_join(dir, "tokenizer.json") + ": malformed model_self_test",
+    return data_loss(tokenizer_config_path(dir) + ": malformed model_self_test",
                      "re-run morpheus export");
   }
   if (runs.empty()) return ok_status();
@@ -100,6 +100,13 @@ Status model_self_test(const std::string& dir, const json& config, Segmenter* mo
 }
 
 }  // namespace
+
+std::string tokenizer_config_path(const std::string& dir) {
+  const std::string current = path_join(dir, kTokenizerConfigFile);
+  if (file_exists(current)) return current;
+  const std::string old = path_join(dir, kOldTokenizerConfigFile);
+  return file_exists(old) ? old : current;
+}
 
 struct Tokenizer::State {
   std::mutex mutex;
@@ -245,9 +252,9 @@ std::vector<std::string> Tokenizer::segment_run(std::string_view folded) const {
 
 namespace {
 
-// tokenizer.json must name its kind and this build's format version.
+// The config must name its kind and this build's format version.
 Status check_config(const std::string& dir, const json& config) {
-  const std::string config_path = path_join(dir, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir);
   if (!config.is_object() || config.value("kind", "") != kTokenizerKind ||
       !config.contains("format_version") || !config["format_version"].is_number_integer()) {
     return data_loss(config_path + ": not a Morpheus tokenizer config (kind/format_version)",
@@ -283,9 +290,9 @@ StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const jso
 
 StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, bool self_test,
                                                      SegmenterSpec model) {
-  const std::string config_path = path_join(dir, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir);
   if (!file_exists(config_path)) {
-    return not_found("no tokenizer.json in " + dir,
+    return not_found("no " + std::string(kTokenizerConfigFile) + " in " + dir,
                      "--model takes a directory written by morpheus export");
   }
   std::unique_ptr<Tokenizer> tok(new Tokenizer());
@@ -335,7 +342,7 @@ Status Tokenizer::self_test() const {
       want = samples[i].at("ids").get<std::vector<int32_t>>();
     } catch (const json::exception&) {
       return data_loss(
-          path_join(dir_, "tokenizer.json") + ": malformed self_test sample " + std::to_string(i),
+          tokenizer_config_path(dir_) + ": malformed self_test sample " + std::to_string(i),
           "re-run morpheus export");
     }
     std::vector<int32_t> got;
@@ -359,7 +366,7 @@ Status Tokenizer::self_test() const {
 
 Status Tokenizer::special_self_test() const {
   const auto broken = [this](const std::string& what) {
-    return data_loss(path_join(dir_, "tokenizer.json") + ": special_self_test " + what,
+    return data_loss(tokenizer_config_path(dir_) + ": special_self_test " + what,
                      "special_tokens or user_symbols were edited; re-run morpheus export");
   };
   const json& sample = config_.value("special_self_test", json());
@@ -435,7 +442,7 @@ Status check_special_tokens(const std::vector<std::string>& special_tokens,
 }
 
 Status Tokenizer::load_symbols() {
-  const std::string config_path = path_join(dir_, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir_);
   if (config_.value("format_version", 0) >= 3) {
     try {
       special_tokens_ = config_.at("special_tokens").get<std::vector<std::string>>();

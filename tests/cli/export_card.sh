@@ -3,7 +3,7 @@
 # The provenance and model card of `morpheus export` (infer/model_card.h): a tiny model (2 steps)
 # exported with --card-eval REPORT.md records the version, the checksums of words.tsv, the
 # corpus and the report, the checkpoint's training options and the export options in
-# tokenizer.json, and its README.md carries the report; a missing report is exit 1 naming it,
+# morpheus.json, and its README.md carries the report; a missing report is exit 1 naming it,
 # before anything is segmented.
 set -u
 # shellcheck source=tests/cli/lib.sh
@@ -22,10 +22,10 @@ grep -q "^## Tiny report" "$card" || fail "README.md lacks the report: $(cat "$c
 grep -q "| tiny | 0.4321 |" "$card" || fail "README.md lacks the report's scores"
 grep -q "^MIT" "$card" || fail "README.md names no licence"
 version=$("$m" --version)
-/usr/bin/python3 - "$dir" "$version" <<'PY' || fail "provenance of tokenizer.json"
+/usr/bin/python3 - "$dir" "$version" <<'PY' || fail "provenance of morpheus.json"
 import json, sys
 d, version = sys.argv[1], sys.argv[2]
-config = json.load(open(f"{d}/tok/tokenizer.json"))
+config = json.load(open(f"{d}/tok/morpheus.json"))
 p = config["provenance"]
 assert p["version"] in version and p["git_describe"] in version, (p, version)
 assert p["inputs"]["words"]["path"] == f"{d}/data/words.tsv", p["inputs"]

@@ -167,10 +167,10 @@ def test_bad_batch_arguments_raise_value_error(tok):
 def test_padding_without_a_pad_token_raises_with_a_hint(tokdir, tmp_path):
     copy = tmp_path / "nopad"
     shutil.copytree(tokdir, copy)
-    with open(copy / "tokenizer.json", encoding="utf-8") as f:
+    with open(copy / "morpheus.json", encoding="utf-8") as f:
         config = json.load(f)
     config["special_tokens"] = ["<s>", "</s>", "<mask>", "<cls>"]
-    with open(copy / "tokenizer.json", "w", encoding="utf-8") as f:
+    with open(copy / "morpheus.json", "w", encoding="utf-8") as f:
         json.dump(config, f)
     with pytest.raises(RuntimeError, match="special_self_test"):
         morpheus.Tokenizer(copy)
