@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -604,7 +605,6 @@ void char_spans(std::string_view text, const TextSpan* bytes, size_t count,
 
 Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
                                std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
-  if (part.end == part.begin) return ok_status();
   const size_t first = offsets == nullptr ? 0 : offsets->size();
   MORPHEUS_RETURN_IF_ERROR(codec_->encode(text.substr(part.begin, part.end - part.begin), ids,
                                           nullptr, allow_invalid, offsets));
@@ -614,6 +614,34 @@ Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_
       (*offsets)[i].end += part.begin;
     }
   }
+  return ok_status();
+}
+
+template <typename Plain, typename Symbol>
+Status Tokenizer::split_user_symbols(std::string_view text, Plain plain, Symbol symbol) const {
+  size_t start = 0;  // start of the text since the last user symbol
+  for (size_t pos = 0; longest_user_symbol_ > 0 && pos < text.size();) {
+    size_t length = 0;
+    int32_t id = -1;  // the longest user symbol at pos
+    if (symbol_first_bytes_.test(static_cast<unsigned char>(text[pos]))) {
+      for (size_t n = std::min(longest_user_symbol_, text.size() - pos); n > 0 && id < 0; --n) {
+        const int32_t* found = symbol_ids_.find(text.substr(pos, n));
+        if (found != nullptr && !is_special(*found)) {
+          id = *found;
+          length = n;
+        }
+      }
+    }
+    if (id < 0) {
+      ++pos;
+      continue;
+    }
+    if (pos > start) MORPHEUS_RETURN_IF_ERROR(plain(TextSpan{start, pos}));
+    MORPHEUS_RETURN_IF_ERROR(symbol(id, TextSpan{pos, pos + length}));
+    pos += length;
+    start = pos;
+  }
+  if (text.size() > start) MORPHEUS_RETURN_IF_ERROR(plain(TextSpan{start, text.size()}));
   return ok_status();
 }
 
@@ -629,35 +657,18 @@ Status Tokenizer::encode(std::string_view text, const EncodeOptions& options,
   if (!options.allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
   std::vector<TextSpan>* bytes = offsets == nullptr ? nullptr : &offsets->bytes;
   const size_t first = bytes == nullptr ? 0 : bytes->size();
-  const auto add = [ids, bytes](int32_t id, size_t begin, size_t end) {
+  const auto add = [ids, bytes](int32_t id, TextSpan span) {
     ids->push_back(id);
-    if (bytes != nullptr) bytes->push_back({begin, end});
+    if (bytes != nullptr) bytes->push_back(span);
   };
-  if (options.add_bos) add(bos_id_, 0, 0);
-  size_t plain = 0;  // start of the text since the last user symbol
-  for (size_t pos = 0; longest_user_symbol_ > 0 && pos < text.size();) {
-    size_t length = 0;
-    int32_t symbol = -1;  // the longest user symbol at pos
-    if (symbol_first_bytes_.test(static_cast<unsigned char>(text[pos]))) {
-      for (size_t n = std::min(longest_user_symbol_, text.size() - pos); n > 0 && symbol < 0; --n) {
-        const int32_t* id = symbol_ids_.find(text.substr(pos, n));
-        if (id != nullptr && !is_special(*id)) {
-          symbol = *id;
-          length = n;
-        }
-      }
-    }
-    if (symbol < 0) {
-      ++pos;
-      continue;
-    }
-    MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, pos}, true, ids, bytes));
-    add(symbol, pos, pos + length);
-    pos += length;
-    plain = pos;
-  }
-  MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, text.size()}, true, ids, bytes));
-  if (options.add_eos) add(eos_id_, text.size(), text.size());
+  if (options.add_bos) add(bos_id_, {0, 0});
+  MORPHEUS_RETURN_IF_ERROR(split_user_symbols(
+      text, [&](TextSpan part) { return encode_plain(text, part, true, ids, bytes); },
+      [&](int32_t id, TextSpan span) {
+        add(id, span);
+        return ok_status();
+      }));
+  if (options.add_eos) add(eos_id_, {text.size(), text.size()});
   if (offsets != nullptr) {
     char_spans(text, bytes->data() + first, bytes->size() - first, &offsets->chars);
   }
@@ -712,7 +723,22 @@ int32_t Tokenizer::piece_to_id(std::string_view piece) const {
 }
 
 StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) const {
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, codec_->segment_word(word));
+  MORPHEUS_RETURN_IF_ERROR(utf8::validate(word));  // byte offsets of the whole word
+  std::vector<std::string> pieces;
+  MORPHEUS_RETURN_IF_ERROR(split_user_symbols(
+      word,
+      [&](TextSpan part) -> Status {
+        MORPHEUS_ASSIGN_OR_RETURN(
+            std::vector<std::string> cut,
+            codec_->segment_word(word.substr(part.begin, part.end - part.begin)));
+        pieces.insert(pieces.end(), std::make_move_iterator(cut.begin()),
+                      std::make_move_iterator(cut.end()));
+        return ok_status();
+      },
+      [&](int32_t, TextSpan span) {
+        pieces.emplace_back(word.substr(span.begin, span.end - span.begin));
+        return ok_status();
+      }));
   std::lock_guard<std::mutex> lock(state_->mutex);
   MORPHEUS_RETURN_IF_ERROR(state_->error);
   return pieces;

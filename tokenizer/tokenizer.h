@@ -4,8 +4,9 @@
 // the order they run:
 //
 //   0. user symbols  occurrences of the user symbols (--user-symbols) are cut out of the text,
-//                    leftmost first, the longest at a position, and become their ids; the text
-//                    between them goes through stages 1-5 on its own.
+//                    leftmost first, the longest at a position, and become their ids (one
+//                    piece each in segment); the text between them goes through stages 1-5 on
+//                    its own.
 //   1. pre-tokenize  lossless spans (pretokenizer.h). Only letter runs go through stages 2-4;
 //                    digits, spaces, punctuation and other scripts become ids directly (5). With
 //                    the apostrophe convention a proper name before an apostrophe and the suffix
@@ -137,7 +138,8 @@ class Tokenizer {
   Status decode(const std::vector<int32_t>& ids, std::string* text,
                 bool keep_special = false) const;
   // Pieces of one word (or of a chunk of running text) in its original case, as encode cuts it:
-  // "Evlerde" -> {"Ev", "ler", "de"}; they concatenate to `word`.
+  // "Evlerde" -> {"Ev", "ler", "de"}, a user symbol one piece (stage 0); they concatenate to
+  // `word`. Invalid UTF-8 is INVALID_ARGUMENT naming the byte offset.
   StatusOr<std::vector<std::string>> segment(std::string_view word) const;
   // "<0x41>", "<cap>", "<upper>", "<upper_word>", the piece string, the special token or the user
   // symbol; `id` must be in range.
@@ -218,6 +220,12 @@ class Tokenizer {
   Status special_self_test() const;
   // Reads special_tokens/user_symbols of a format-3 config (after the codec is made).
   Status load_symbols();
+  // Stage 0 of `text`: in text order, plain(TextSpan) for each non-empty part between user
+  // symbols and symbol(id, TextSpan) for each user symbol (leftmost first, the longest at a
+  // position); both return Status, the first error stops the split and is returned. Used by
+  // encode and segment alike.
+  template <typename Plain, typename Symbol>
+  Status split_user_symbols(std::string_view text, Plain plain, Symbol symbol) const;
   // Encodes text[begin, end) (no user symbol inside) through the codec.
   Status encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
                       std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const;

@@ -47,6 +47,24 @@ def test_special_strings_are_characters_and_user_symbols_are_matched(tok):
     assert tok.decode(ids) == text
 
 
+def test_segment_cuts_user_symbols_as_encode_does(tok, tokdir, morpheus_bin):
+    seg = tok.segment_text
+    text = "Kitaplarımızdan<sep>evlerde x<sep>y"
+    pieces = seg(text)
+    assert pieces == (seg("Kitaplarımızdan") + ["<sep>"] + seg("evlerde x") + ["<sep>"]
+                      + seg("y"))
+    assert pieces.count("<sep>") == tok.encode(text).count(tok.piece_to_id("<sep>")) == 2
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "--text", "-",
+                  stdin=(text + "\n").encode())
+    assert json.loads(cli) == pieces
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "-", stdin=b"x<sep>y\n")
+    assert cli.decode() == "x<sep>y\t" + " ".join(seg("x") + ["<sep>"] + seg("y")) + "\n"
+    # Without the symbol the brackets are characters, as before.
+    near = "Kitaplarımızdan<se p>evlerde"
+    assert "<sep>" not in seg(near) and "".join(seg(near)) == near
+    assert seg(near)[:len(seg("Kitaplarımızdan"))] == seg("Kitaplarımızdan")
+
+
 def test_bos_eos_are_added_and_decode_skips_specials_by_default(tok):
     ids = tok.encode("Evlerde kitap", add_bos=True, add_eos=True)
     assert ids[0] == tok.bos_id and ids[-1] == tok.eos_id

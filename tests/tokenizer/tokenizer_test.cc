@@ -532,6 +532,31 @@ TEST(TokenizerTest, UserSymbolsAreMatchedInTheTextLongestFirst) {
   EXPECT_EQ(decoded(t, ids), text);  // user symbols are text, never dropped
 }
 
+TEST(TokenizerTest, SegmentCutsUserSymbolsAsEncodeDoes) {
+  const json extra = {{"user_symbols", json::array({"@@", "@@@", "<sep>"})}};
+  const auto tok =
+      load_any_text(write_dir("tokdir_segment_symbols", kTokenizerFormatVersion, false, extra));
+  const auto plain = load_any_text(write_dir("tokdir_segment_plain"));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  const std::string text = "kitap<sep>Evlerde@@@kitap";
+  EXPECT_EQ((*tok)->segment(text).value(),
+            (std::vector<std::string>{"kitap", "<sep>", "Ev", "ler", "de", "@@@", "kitap"}));
+  // The pieces are those of the ids of encode.
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode(text, &ids, false).ok());
+  EXPECT_EQ(ids[1], (*tok)->piece_to_id("<sep>"));
+  EXPECT_EQ(ids[ids.size() - 2], (*tok)->piece_to_id("@@@"));
+  // Without a user symbol in it, a text segments as with no user symbols at all.
+  for (const std::string other : {"kitap sep Evlerde @ kitap", "Kitaplarımızdan evlerde, 3!"}) {
+    EXPECT_EQ((*tok)->segment(other).value(), (*plain)->segment(other).value()) << other;
+  }
+  // Invalid UTF-8 is named at its offset in the whole text.
+  const StatusOr<std::vector<std::string>> bad = (*tok)->segment("kitap@@ev\xff");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("at byte 9 "), std::string::npos) << bad.status().message();
+}
+
 TEST(TokenizerTest, EditedSpecialTokensFailTheSelfTest) {
   for (const json& edit :
        {json{{"special_tokens", json::array({"<s>", "<pad>", "</s>", "<mask>"})}},
