@@ -256,6 +256,8 @@ StatusOr<json> provenance(const ExportOptions& options) {
                                {"words", options.words},
                                {"text", options.text},
                                {"vocab_size", options.vocab_size},
+                               {"special_tokens", options.special_tokens},
+                               {"user_symbols", options.user_symbols},
                                {"min_count", options.min_count},
                                {"threshold", options.threshold},
                                {"root_snap", options.root_snap},

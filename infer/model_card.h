@@ -5,7 +5,7 @@
 //   provenance   {"tool":"morpheus","version","git_describe",
 //                 "inputs":{role:{"path","checksum"}} (words, text, eval report),
 //                 "train":{"config":<checkpoint config.json>,"meta":<checkpoint meta.json>},
-//                 "export":{the export options}}
+//                 "export":{the export options, the special tokens and user symbols among them}}
 #pragma once
 
 #include <nlohmann/json.hpp>
