@@ -42,7 +42,7 @@ print(f"input {sys.argv[2]}/new_text.txt: {sum(len(l.encode()) + 1 for l in out)
       f"outside the table")
 EOF
 tok=$work/tok
-if [ ! -f "$tok/tokenizer.json" ]; then
+if [ ! -f "$tok/morpheus.json" ]; then
   "$bin/morpheus" export --checkpoint "$checkpoint" --out "$tok" --words "$work/train_words.tsv" \
     --threshold 0.42 2>&1 | tail -1
 fi

@@ -25,7 +25,7 @@ namespace morpheus::eval {
 // only: an .npy alternative with a .vocab next to it), {work} (the system's work directory).
 struct SystemSpec {
   std::string name;
-  // A path its commands need (e.g. "{run_dir}/tokenizer/tokenizer.json"): when it is missing,
+  // A path its commands need (e.g. "{run_dir}/tokenizer/morpheus.json"): when it is missing,
   // eval stops before running anything and says to run scripts/main.sh first.
   std::string artifact;
   std::string segment;        // words (one per line) → "word<TAB>piece piece…"

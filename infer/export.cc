@@ -256,6 +256,8 @@ StatusOr<json> provenance(const ExportOptions& options) {
                                {"words", options.words},
                                {"text", options.text},
                                {"vocab_size", options.vocab_size},
+                               {"special_tokens", options.special_tokens},
+                               {"user_symbols", options.user_symbols},
                                {"min_count", options.min_count},
                                {"threshold", options.threshold},
                                {"root_snap", options.root_snap},
@@ -388,7 +390,8 @@ void distil_vocabulary(const ExportOptions& options, const morph::RootLexicon* r
   }
 }
 
-// tokenizer.json without its self-tests; `files` holds the checksums of the written files.
+// The config (morpheus.json) without its self-tests; `files` holds the checksums of the written
+// files.
 json tokenizer_config(const ExportOptions& options, const model::Morpheus& model,
                       const ExportState& state, json files) {
   // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
@@ -476,7 +479,7 @@ Status add_self_tests(const std::string& dir, const ExportSegmenter& segmenter,
   return ok_status();
 }
 
-// Writes the whole directory into `tmp`; tokenizer.json last, with its self-tests, then the
+// Writes the whole directory into `tmp`; morpheus.json last, with its self-tests, then the
 // model card.
 Status write_export_dir(const std::string& tmp, const ExportOptions& options,
                         const model::Morpheus& model, const ExportSegmenter& segmenter,
@@ -485,7 +488,7 @@ Status write_export_dir(const std::string& tmp, const ExportOptions& options,
   MORPHEUS_ASSIGN_OR_RETURN(json files, write_export_files(tmp, options, model, state));
   json config = tokenizer_config(options, model, *state, std::move(files));
   MORPHEUS_ASSIGN_OR_RETURN(config["provenance"], provenance(options));
-  const std::string config_path = path_join(tmp, "tokenizer.json");
+  const std::string config_path = path_join(tmp, tokenizer::kTokenizerConfigFile);
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
   MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
@@ -496,7 +499,8 @@ Status write_export_dir(const std::string& tmp, const ExportOptions& options,
   return write_file_atomic(path_join(tmp, "README.md"), model_card(config, report));
 }
 
-// Moves the finished directory `tmp` into place at `out`, replacing what was there.
+// Moves the finished directory `tmp` into place at `out`, replacing what was there (so no
+// tokenizer.json of an older export is left beside the new morpheus.json).
 Status replace_dir(const std::string& tmp, const std::string& out) {
   const std::string old = out + ".old-" + std::to_string(::getpid());
   std::error_code ec;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export`: a checkpoint -> a Morpheus tokenizer directory, read by encode/decode/
 // segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). Format 3:
-//   tokenizer.json   {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
+//   morpheus.json    {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
 //                     "max_word_len","turkish_case","files":{relative path: checksum},
 //                     "first_special_id","special_tokens":[...],"user_symbols":[...],
 //                     "self_test":[{"text","ids"}],"special_self_test":{...},
@@ -13,8 +13,10 @@
 //   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
 //   root_snap/       the root snap's lexicons (with --root-snap)
-//   README.md        the model card (infer/model_card.h), from tokenizer.json's "provenance"
+//   README.md        the model card (infer/model_card.h), from morpheus.json's "provenance"
 // segments.bin and model_self_test hold pieces after the root snap (stage 4 of the tokenizer).
+// Directories exported before the config had its own name hold it as tokenizer.json; they still
+// load (tokenizer::tokenizer_config_path), and an export into one replaces the whole directory.
 #pragma once
 
 #include <c10/core/Device.h>

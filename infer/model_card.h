@@ -5,7 +5,7 @@
 //   provenance   {"tool":"morpheus","version","git_describe",
 //                 "inputs":{role:{"path","checksum"}} (words, text, eval report),
 //                 "train":{"config":<checkpoint config.json>,"meta":<checkpoint meta.json>},
-//                 "export":{the export options}}
+//                 "export":{the export options, the special tokens and user symbols among them}}
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -29,7 +29,7 @@ struct ProvenanceInputs {
 // (a missing meta.json or config.json is recorded as null).
 StatusOr<nlohmann::json> export_provenance(const ProvenanceInputs& inputs);
 
-// README.md of a tokenizer directory with config `config` (tokenizer.json with its provenance):
+// README.md of a tokenizer directory with config `config` (morpheus.json with its provenance):
 // what it is, how it was trained, its vocabulary, the evaluation report `eval_report`
 // (Markdown; its headings go one level down; "" says none was given), the licence and how to
 // load it. It depends on nothing else (not the directory's name), so an export is reproducible.

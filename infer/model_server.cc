@@ -4,10 +4,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/file_util.h"
 #include "core/json_config.h"
 #include "infer/tokenizer_model.h"
 #include "tokenizer/model_client.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 
@@ -15,7 +15,7 @@ Status run_model_server(const std::string& dir, const NeuralSegmenterOptions& op
   std::unique_ptr<NeuralSegmenter> model;
   return tokenizer::serve_model([&]() -> StatusOr<tokenizer::Segmenter*> {
     MORPHEUS_ASSIGN_OR_RETURN(const nlohmann::json config,
-                              load_json_file(path_join(dir, "tokenizer.json")));
+                              load_json_file(tokenizer::tokenizer_config_path(dir)));
     MORPHEUS_ASSIGN_OR_RETURN(model, load_model_segmenter(dir, config, options));
     return model.get();
   });

@@ -25,7 +25,7 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
   MORPHEUS_ASSIGN_OR_RETURN(
       options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
   MORPHEUS_ASSIGN_OR_RETURN(const json config,
-                            load_json_file(path_join(spec.path, "tokenizer.json")));
+                            load_json_file(tokenizer::tokenizer_config_path(spec.path)));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
                             load_model_segmenter(spec.path, config, options));
   return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));

@@ -17,7 +17,7 @@
 
 namespace morpheus::infer {
 
-// Loads the model of the tokenizer directory `dir` (its tokenizer.json is `config`): checks the
+// Loads the model of the tokenizer directory `dir` (its morpheus.json is `config`): checks the
 // checksums of model/ and char_vocab.json, sets the directory's threshold; FAILED_PRECONDITION
 // when options.int8 cannot be honoured.
 StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,

@@ -7,6 +7,7 @@
 #include "core/json_config.h"
 #include "lm/char_codec.h"
 #include "tokenizer/hybrid/hybrid_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::lm {
 
@@ -39,7 +40,7 @@ StatusOr<int64_t> piece_lines(const std::string& path) {
 StatusOr<int64_t> tokenizer_vocab_size(const std::string& kind, const std::string& path) {
   using tokenizer::hybrid::HybridMode;
   using tokenizer::hybrid::HybridTokenizer;
-  if (kind == "morpheus") return json_field(path_join(path, "tokenizer.json"), "vocab_size");
+  if (kind == "morpheus") return json_field(tokenizer::tokenizer_config_path(path), "vocab_size");
   if (kind == "cbpe") return json_field(path_join(path, "cbpe.json"), "codec_vocab_size");
   if (kind == "spm") return piece_lines(path_join(path, "spm.vocab"));
   if (kind == "hybrid" || kind == "hybrid-lossless") {

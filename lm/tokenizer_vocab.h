@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The vocabulary size of each tokenizer of the language-model comparison (every id its encode
 // writes is below it), read from the tokenizer's own files:
-//   morpheus  TOKDIR/tokenizer.json "vocab_size"      (morpheus export)
+//   morpheus  TOKDIR/morpheus.json "vocab_size"       (morpheus export)
 //   cbpe      MODELDIR/cbpe.json "codec_vocab_size"   (morpheus cbpe train)
 //   spm       MODELDIR/spm.vocab, one line per piece  (morpheus-spm train)
 //   hybrid, hybrid-lossless   the lexicon directory's ids (+ 272 byte and case ids lossless)

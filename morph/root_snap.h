@@ -15,7 +15,7 @@
 namespace morpheus::morph {
 
 // The version of the root snap's rule (RootLexicon::snap_root), stored by `morpheus export` in
-// tokenizer.json ("root_snap_rule"): a tokenizer exported under another rule is refused, since
+// morpheus.json ("root_snap_rule"): a tokenizer exported under another rule is refused, since
 // its table holds that rule's segmentations. 1: the shortest root plus a suffix chain; 2: also
 // voice suffixes and the junction's sound rules.
 constexpr int kRootSnapRule = 2;

@@ -27,12 +27,6 @@ namespace py = pybind11;
 namespace morpheus::python {
 namespace {
 
-#ifdef MORPHEUS_BUILD_MODEL_SERVER
-constexpr const char* kBuildModelServer = MORPHEUS_BUILD_MODEL_SERVER;
-#else
-constexpr const char* kBuildModelServer = "";
-#endif
-
 // The ids (and, when `offsets` is set, their character spans) of a batch of texts.
 struct Encoded {
   std::vector<std::vector<int32_t>> ids;
@@ -364,7 +358,6 @@ PYBIND11_MODULE(_tokenizer, m) {
   using morpheus::python::ids_of;
   using morpheus::python::Tokenizer;
   m.doc() = "The Morpheus tokenizer (torch-free); see morpheus.Tokenizer.";
-  m.attr("BUILD_MODEL_SERVER") = morpheus::python::kBuildModelServer;
   py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
 
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing

@@ -104,8 +104,8 @@ Status check_header(const std::string& path, std::string_view image, uint64_t ex
   *id = cache_u64(image.data() + 8);
   if (expect_id != 0 && *id != expect_id) {
     return failed_precondition(
-        path + " is the segmentation cache of another tokenizer (tokenizer.json fnv1a64:" +
-            hex16(*id) + ", this one fnv1a64:" + hex16(expect_id) + ")",
+        path + " is the segmentation cache of another tokenizer (config fnv1a64:" + hex16(*id) +
+            ", this one fnv1a64:" + hex16(expect_id) + ")",
         "a cache is tied to the tokenizer that wrote it; give a new --cache-file path");
   }
   return ok_status();

@@ -3,7 +3,7 @@
 // what the model segmented for letter runs outside a tokenizer's segments.bin, after the root
 // snap, kept across runs. The tokenizer directory stays immutable; each process (each shard)
 // appends to its own file and `morpheus cache merge` joins them. File image (little-endian):
-//   header  32 bytes: char[8] "MSEGCAC1", u64 tokenizer id (FNV-1a 64 of its tokenizer.json),
+//   header  32 bytes: char[8] "MSEGCAC1", u64 tokenizer id (FNV-1a 64 of its morpheus.json),
 //           u64 0, u64 FNV-1a 64 of the first 24 bytes
 //   records u32 n, u64 FNV-1a 64 of (n, payload), payload[n] = run '\t' pieces joined by ' '
 // Reading checks every record (checksum, UTF-8, pieces concatenating to the run): a damaged

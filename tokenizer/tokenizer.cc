@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -32,7 +33,7 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
   const std::string path = path_join(dir, relative);
   const json& files = config.value("files", json::object());
   if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
-    return data_loss(path_join(dir, "tokenizer.json") + ": no checksum for " + relative,
+    return data_loss(tokenizer_config_path(dir) + ": no checksum for " + relative,
                      "re-run morpheus export");
   }
   MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path));
@@ -68,7 +69,7 @@ StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::st
       std::make_shared<morph::RootLexicon>(std::move(lexicon)));
 }
 
-// The model self-test of tokenizer.json: the stored runs, through the model and the root snap,
+// The model self-test of the config: the stored runs, through the model and the root snap,
 // must give the pieces stored at export.
 Status model_self_test(const std::string& dir, const json& config, Segmenter* model,
                        const morph::RootLexicon* root_snap) {
@@ -80,7 +81,7 @@ Status model_self_test(const std::string& dir, const json& config, Segmenter* mo
       want.push_back(sample.at("pieces").get<std::vector<std::string>>());
     }
   } catch (const json::exception&) {
-    return data_loss(path_join(dir, "tokenizer.json") + ": malformed model_self_test",
+    return data_loss(tokenizer_config_path(dir) + ": malformed model_self_test",
                      "re-run morpheus export");
   }
   if (runs.empty()) return ok_status();
@@ -100,6 +101,13 @@ Status model_self_test(const std::string& dir, const json& config, Segmenter* mo
 }
 
 }  // namespace
+
+std::string tokenizer_config_path(const std::string& dir) {
+  const std::string current = path_join(dir, kTokenizerConfigFile);
+  if (file_exists(current)) return current;
+  const std::string old = path_join(dir, kOldTokenizerConfigFile);
+  return file_exists(old) ? old : current;
+}
 
 struct Tokenizer::State {
   std::mutex mutex;
@@ -245,9 +253,9 @@ std::vector<std::string> Tokenizer::segment_run(std::string_view folded) const {
 
 namespace {
 
-// tokenizer.json must name its kind and this build's format version.
+// The config must name its kind and this build's format version.
 Status check_config(const std::string& dir, const json& config) {
-  const std::string config_path = path_join(dir, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir);
   if (!config.is_object() || config.value("kind", "") != kTokenizerKind ||
       !config.contains("format_version") || !config["format_version"].is_number_integer()) {
     return data_loss(config_path + ": not a Morpheus tokenizer config (kind/format_version)",
@@ -283,9 +291,9 @@ StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const jso
 
 StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, bool self_test,
                                                      SegmenterSpec model) {
-  const std::string config_path = path_join(dir, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir);
   if (!file_exists(config_path)) {
-    return not_found("no tokenizer.json in " + dir,
+    return not_found("no " + std::string(kTokenizerConfigFile) + " in " + dir,
                      "--model takes a directory written by morpheus export");
   }
   std::unique_ptr<Tokenizer> tok(new Tokenizer());
@@ -335,7 +343,7 @@ Status Tokenizer::self_test() const {
       want = samples[i].at("ids").get<std::vector<int32_t>>();
     } catch (const json::exception&) {
       return data_loss(
-          path_join(dir_, "tokenizer.json") + ": malformed self_test sample " + std::to_string(i),
+          tokenizer_config_path(dir_) + ": malformed self_test sample " + std::to_string(i),
           "re-run morpheus export");
     }
     std::vector<int32_t> got;
@@ -359,7 +367,7 @@ Status Tokenizer::self_test() const {
 
 Status Tokenizer::special_self_test() const {
   const auto broken = [this](const std::string& what) {
-    return data_loss(path_join(dir_, "tokenizer.json") + ": special_self_test " + what,
+    return data_loss(tokenizer_config_path(dir_) + ": special_self_test " + what,
                      "special_tokens or user_symbols were edited; re-run morpheus export");
   };
   const json& sample = config_.value("special_self_test", json());
@@ -435,7 +443,7 @@ Status check_special_tokens(const std::vector<std::string>& special_tokens,
 }
 
 Status Tokenizer::load_symbols() {
-  const std::string config_path = path_join(dir_, "tokenizer.json");
+  const std::string config_path = tokenizer_config_path(dir_);
   if (config_.value("format_version", 0) >= 3) {
     try {
       special_tokens_ = config_.at("special_tokens").get<std::vector<std::string>>();
@@ -597,7 +605,6 @@ void char_spans(std::string_view text, const TextSpan* bytes, size_t count,
 
 Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
                                std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
-  if (part.end == part.begin) return ok_status();
   const size_t first = offsets == nullptr ? 0 : offsets->size();
   MORPHEUS_RETURN_IF_ERROR(codec_->encode(text.substr(part.begin, part.end - part.begin), ids,
                                           nullptr, allow_invalid, offsets));
@@ -607,6 +614,34 @@ Status Tokenizer::encode_plain(std::string_view text, TextSpan part, bool allow_
       (*offsets)[i].end += part.begin;
     }
   }
+  return ok_status();
+}
+
+template <typename Plain, typename Symbol>
+Status Tokenizer::split_user_symbols(std::string_view text, Plain plain, Symbol symbol) const {
+  size_t start = 0;  // start of the text since the last user symbol
+  for (size_t pos = 0; longest_user_symbol_ > 0 && pos < text.size();) {
+    size_t length = 0;
+    int32_t id = -1;  // the longest user symbol at pos
+    if (symbol_first_bytes_.test(static_cast<unsigned char>(text[pos]))) {
+      for (size_t n = std::min(longest_user_symbol_, text.size() - pos); n > 0 && id < 0; --n) {
+        const int32_t* found = symbol_ids_.find(text.substr(pos, n));
+        if (found != nullptr && !is_special(*found)) {
+          id = *found;
+          length = n;
+        }
+      }
+    }
+    if (id < 0) {
+      ++pos;
+      continue;
+    }
+    if (pos > start) MORPHEUS_RETURN_IF_ERROR(plain(TextSpan{start, pos}));
+    MORPHEUS_RETURN_IF_ERROR(symbol(id, TextSpan{pos, pos + length}));
+    pos += length;
+    start = pos;
+  }
+  if (text.size() > start) MORPHEUS_RETURN_IF_ERROR(plain(TextSpan{start, text.size()}));
   return ok_status();
 }
 
@@ -622,35 +657,18 @@ Status Tokenizer::encode(std::string_view text, const EncodeOptions& options,
   if (!options.allow_invalid) MORPHEUS_RETURN_IF_ERROR(utf8::validate(text));
   std::vector<TextSpan>* bytes = offsets == nullptr ? nullptr : &offsets->bytes;
   const size_t first = bytes == nullptr ? 0 : bytes->size();
-  const auto add = [ids, bytes](int32_t id, size_t begin, size_t end) {
+  const auto add = [ids, bytes](int32_t id, TextSpan span) {
     ids->push_back(id);
-    if (bytes != nullptr) bytes->push_back({begin, end});
+    if (bytes != nullptr) bytes->push_back(span);
   };
-  if (options.add_bos) add(bos_id_, 0, 0);
-  size_t plain = 0;  // start of the text since the last user symbol
-  for (size_t pos = 0; longest_user_symbol_ > 0 && pos < text.size();) {
-    size_t length = 0;
-    int32_t symbol = -1;  // the longest user symbol at pos
-    if (symbol_first_bytes_.test(static_cast<unsigned char>(text[pos]))) {
-      for (size_t n = std::min(longest_user_symbol_, text.size() - pos); n > 0 && symbol < 0; --n) {
-        const int32_t* id = symbol_ids_.find(text.substr(pos, n));
-        if (id != nullptr && !is_special(*id)) {
-          symbol = *id;
-          length = n;
-        }
-      }
-    }
-    if (symbol < 0) {
-      ++pos;
-      continue;
-    }
-    MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, pos}, true, ids, bytes));
-    add(symbol, pos, pos + length);
-    pos += length;
-    plain = pos;
-  }
-  MORPHEUS_RETURN_IF_ERROR(encode_plain(text, {plain, text.size()}, true, ids, bytes));
-  if (options.add_eos) add(eos_id_, text.size(), text.size());
+  if (options.add_bos) add(bos_id_, {0, 0});
+  MORPHEUS_RETURN_IF_ERROR(split_user_symbols(
+      text, [&](TextSpan part) { return encode_plain(text, part, true, ids, bytes); },
+      [&](int32_t id, TextSpan span) {
+        add(id, span);
+        return ok_status();
+      }));
+  if (options.add_eos) add(eos_id_, {text.size(), text.size()});
   if (offsets != nullptr) {
     char_spans(text, bytes->data() + first, bytes->size() - first, &offsets->chars);
   }
@@ -705,7 +723,22 @@ int32_t Tokenizer::piece_to_id(std::string_view piece) const {
 }
 
 StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) const {
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, codec_->segment_word(word));
+  MORPHEUS_RETURN_IF_ERROR(utf8::validate(word));  // byte offsets of the whole word
+  std::vector<std::string> pieces;
+  MORPHEUS_RETURN_IF_ERROR(split_user_symbols(
+      word,
+      [&](TextSpan part) -> Status {
+        MORPHEUS_ASSIGN_OR_RETURN(
+            std::vector<std::string> cut,
+            codec_->segment_word(word.substr(part.begin, part.end - part.begin)));
+        pieces.insert(pieces.end(), std::make_move_iterator(cut.begin()),
+                      std::make_move_iterator(cut.end()));
+        return ok_status();
+      },
+      [&](int32_t, TextSpan span) {
+        pieces.emplace_back(word.substr(span.begin, span.end - span.begin));
+        return ok_status();
+      }));
   std::lock_guard<std::mutex> lock(state_->mutex);
   MORPHEUS_RETURN_IF_ERROR(state_->error);
   return pieces;

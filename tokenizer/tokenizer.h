@@ -4,8 +4,9 @@
 // the order they run:
 //
 //   0. user symbols  occurrences of the user symbols (--user-symbols) are cut out of the text,
-//                    leftmost first, the longest at a position, and become their ids; the text
-//                    between them goes through stages 1-5 on its own.
+//                    leftmost first, the longest at a position, and become their ids (one
+//                    piece each in segment); the text between them goes through stages 1-5 on
+//                    its own.
 //   1. pre-tokenize  lossless spans (pretokenizer.h). Only letter runs go through stages 2-4;
 //                    digits, spaces, punctuation and other scripts become ids directly (5). With
 //                    the apostrophe convention a proper name before an apostrophe and the suffix
@@ -68,18 +69,28 @@ constexpr int kTokenizerFormatVersion = 3;
 // The oldest format this build reads (no special tokens, no user symbols).
 constexpr int kTokenizerOldestFormatVersion = 2;
 constexpr const char* kTokenizerKind = "morpheus-tokenizer";
+// The directory's config file (format version, checksums, self-tests, provenance). Directories
+// exported before it had its own name hold it as tokenizer.json (the Hugging Face file name, with
+// another schema); they still load.
+constexpr const char* kTokenizerConfigFile = "morpheus.json";
+constexpr const char* kOldTokenizerConfigFile = "tokenizer.json";
 constexpr const char* kSegmentTableFile = "segments.bin";
 // The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
 
+// The config file of the tokenizer directory `dir`, for every reader: dir/morpheus.json when
+// present, else dir/tokenizer.json when present (an older export), else dir/morpheus.json (so
+// an error about a missing config names the current file).
+std::string tokenizer_config_path(const std::string& dir);
+
 // Checks `relative` (a file of the tokenizer directory `dir`) against its checksum in `config`
-// (tokenizer.json). DATA_LOSS naming the file when it differs or has no checksum.
+// (the directory's morpheus.json). DATA_LOSS naming the file when it differs or has no checksum.
 Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
                              const std::string& relative);
 
 class Tokenizer;
-// The special_self_test entry of tokenizer.json for `tok` (format 3, see above).
+// The special_self_test entry of morpheus.json for `tok` (format 3, see above).
 StatusOr<nlohmann::json> make_special_self_test(const Tokenizer& tok);
 
 // The special tokens export writes by default.
@@ -103,11 +114,11 @@ struct Offsets {
 
 class Tokenizer {
  public:
-  // Loads tokenizer.json, pieces.json and segments.bin of `dir`, checking the format version and
-  // the checksums of these files; with self_test, the self-test texts must encode to their
-  // stored ids. `model` names the model segmenter of stage 3 (its path is set to `dir`); it is
-  // created at most once, on the first letter run the table and the cache file lack (an empty
-  // name: such runs fail with FAILED_PRECONDITION).
+  // Loads morpheus.json (tokenizer_config_path), pieces.json and segments.bin of `dir`, checking
+  // the format version and the checksums of these files; with self_test, the self-test texts must
+  // encode to their stored ids. `model` names the model segmenter of stage 3 (its path is set to
+  // `dir`); it is created at most once, on the first letter run the table and the cache file lack
+  // (an empty name: such runs fail with FAILED_PRECONDITION).
   static StatusOr<std::unique_ptr<Tokenizer>> load(const std::string& dir, bool self_test,
                                                    SegmenterSpec model);
   ~Tokenizer();
@@ -127,7 +138,8 @@ class Tokenizer {
   Status decode(const std::vector<int32_t>& ids, std::string* text,
                 bool keep_special = false) const;
   // Pieces of one word (or of a chunk of running text) in its original case, as encode cuts it:
-  // "Evlerde" -> {"Ev", "ler", "de"}; they concatenate to `word`.
+  // "Evlerde" -> {"Ev", "ler", "de"}, a user symbol one piece (stage 0); they concatenate to
+  // `word`. Invalid UTF-8 is INVALID_ARGUMENT naming the byte offset.
   StatusOr<std::vector<std::string>> segment(std::string_view word) const;
   // "<0x41>", "<cap>", "<upper>", "<upper_word>", the piece string, the special token or the user
   // symbol; `id` must be in range.
@@ -171,7 +183,7 @@ class Tokenizer {
   const std::string& dir() const { return dir_; }
   const nlohmann::json& config() const { return config_; }
   const SegmentTable& table() const { return table_; }
-  // FNV-1a 64 of tokenizer.json (it names the checksums of every other file): the identity a
+  // FNV-1a 64 of the config file (it names the checksums of every other file): the identity a
   // cache file is tied to.
   uint64_t id() const { return id_; }
   // The model segmenter of stage 3 (created on first use, self-tested; owned by this tokenizer),
@@ -202,12 +214,18 @@ class Tokenizer {
   std::vector<std::string> segment_run(std::string_view folded) const;
   // Whether prefetch_begin skips this block's scan (see prefetch_begin).
   bool skip_scan() const;
-  // The self-test texts of tokenizer.json must encode to their stored ids and decode back.
+  // The self-test texts of morpheus.json must encode to their stored ids and decode back.
   Status self_test() const;
   // special_self_test of a format-3 config (see above).
   Status special_self_test() const;
   // Reads special_tokens/user_symbols of a format-3 config (after the codec is made).
   Status load_symbols();
+  // Stage 0 of `text`: in text order, plain(TextSpan) for each non-empty part between user
+  // symbols and symbol(id, TextSpan) for each user symbol (leftmost first, the longest at a
+  // position); both return Status, the first error stops the split and is returned. Used by
+  // encode and segment alike.
+  template <typename Plain, typename Symbol>
+  Status split_user_symbols(std::string_view text, Plain plain, Symbol symbol) const;
   // Encodes text[begin, end) (no user symbol inside) through the codec.
   Status encode_plain(std::string_view text, TextSpan part, bool allow_invalid,
                       std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const;

@@ -3,8 +3,6 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy.typing as npt
 
-BUILD_MODEL_SERVER: str
-
 class Tokenizer:
     def __init__(
         self,

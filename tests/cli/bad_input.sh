@@ -201,11 +201,11 @@ case "$cmd" in
     argv=(export --checkpoint "$model" --data "$fix/torch/data" --out "$out" --vocab-size 2000
           --min-count 1) ;;
   encode|decode|segment)
-    setup_model "$fix/torch/tok" tokenizer.json
+    setup_model "$fix/torch/tok" morpheus.json
     argv=("$cmd" --model "$model" "$in" -o "$out") ;;
   embed)
     out=${out%.txt}.vec
-    setup_model "$fix/torch/tok" tokenizer.json
+    setup_model "$fix/torch/tok" morpheus.json
     argv=(embed --model "$model" --words "$in" --out "$out") ;;
   spm-encode|spm-decode|spm-segment)
     setup_model "$fix/nt/spm" spm.model

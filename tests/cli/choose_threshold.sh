@@ -29,9 +29,9 @@ want="--threshold $(echo "$best" | cut -f1)"
   fail "chose $(cat "$dir/choose/export_args.txt"), best $want"
 [ "$(tail -n +2 "$dir/choose/scores.tsv" | wc -l)" = 6 ] || fail "six candidates scored"
 for t in 0.2 0.5 0.8; do
-  grep -q "\"threshold\": $t" "$dir/choose/tokenizer-$t/tokenizer.json" || fail "export $t"
-  grep -q '"root_snap": false' "$dir/choose/tokenizer-$t/tokenizer.json" || fail "snap off $t"
-  grep -q '"root_snap": true' "$dir/choose/tokenizer-$t-snap/tokenizer.json" || fail "snap $t"
+  grep -q "\"threshold\": $t" "$dir/choose/tokenizer-$t/morpheus.json" || fail "export $t"
+  grep -q '"root_snap": false' "$dir/choose/tokenizer-$t/morpheus.json" || fail "snap off $t"
+  grep -q '"root_snap": true' "$dir/choose/tokenizer-$t-snap/morpheus.json" || fail "snap $t"
   [ -f "$dir/choose/tokenizer-$t-snap/root_snap/roots.txt" ] || fail "no lexicon in $t-snap"
 done
 echo "chose $want"

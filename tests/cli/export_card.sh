@@ -2,9 +2,9 @@
 # export_card.sh MORPHEUS PREPARE_DIR CONFIG
 # The provenance and model card of `morpheus export` (infer/model_card.h): a tiny model (2 steps)
 # exported with --card-eval REPORT.md records the version, the checksums of words.tsv, the
-# corpus and the report, the checkpoint's training options and the export options in
-# tokenizer.json, and its README.md carries the report; a missing report is exit 1 naming it,
-# before anything is segmented.
+# corpus and the report, the checkpoint's training options and the export options (the special
+# tokens and user symbols among them) in morpheus.json, and its README.md carries the report; a
+# missing report is exit 1 naming it, before anything is segmented.
 set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,16 +16,17 @@ tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
 printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' \
   > "$dir/REPORT.md"
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \
-  --vocab-size 2000 --min-count 1 --card-eval "$dir/REPORT.md" || fail export
+  --vocab-size 2000 --min-count 1 --special-tokens "<pad>,<s>,</s>" --user-symbols "<sep>,@@" \
+  --card-eval "$dir/REPORT.md" || fail export
 card=$dir/tok/README.md
 grep -q "^## Tiny report" "$card" || fail "README.md lacks the report: $(cat "$card")"
 grep -q "| tiny | 0.4321 |" "$card" || fail "README.md lacks the report's scores"
 grep -q "^MIT" "$card" || fail "README.md names no licence"
 version=$("$m" --version)
-/usr/bin/python3 - "$dir" "$version" <<'PY' || fail "provenance of tokenizer.json"
+/usr/bin/python3 - "$dir" "$version" <<'PY' || fail "provenance of morpheus.json"
 import json, sys
 d, version = sys.argv[1], sys.argv[2]
-config = json.load(open(f"{d}/tok/tokenizer.json"))
+config = json.load(open(f"{d}/tok/morpheus.json"))
 p = config["provenance"]
 assert p["version"] in version and p["git_describe"] in version, (p, version)
 assert p["inputs"]["words"]["path"] == f"{d}/data/words.tsv", p["inputs"]
@@ -44,6 +45,8 @@ for role, path in [("words", "data/words.tsv"), ("text", "data/corpus.txt"),
     assert p["inputs"][role]["checksum"] == fnv1a64(f"{d}/{path}"), (role, p["inputs"][role])
 assert p["train"]["config"]["train"]["max_steps"] == 2
 assert p["export"]["vocab_size"] == 2000 and p["export"]["min_count"] == 1
+assert p["export"]["special_tokens"] == ["<pad>", "<s>", "</s>"], p["export"]
+assert p["export"]["user_symbols"] == ["<sep>", "@@"], p["export"]
 assert f"{config['vocab_size']} ids" in open(f"{d}/tok/README.md").read()
 PY
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok2" \

@@ -27,7 +27,7 @@ dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
   --set train.max_steps=2 --set train.threads=1 > /dev/null || fail train
 "$m" export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" --vocab-size 2000 \
   --min-count 1 || fail export
-[ -f "$dir/tok/tokenizer.json" ] || fail "export wrote no $dir/tok/tokenizer.json"
+[ -f "$dir/tok/morpheus.json" ] || fail "export wrote no $dir/tok/morpheus.json"
 for f in "$@"; do
   "$m" encode --model "$dir/tok" "$f" > "$dir/ids" || fail "encode $f"
   "$m" decode --model "$dir/tok" "$dir/ids" > "$dir/back" || fail "decode $f"
@@ -123,7 +123,7 @@ cmp "$prep/corpus.txt" "$dir/back2" || fail "round trip without model"
 printf 'zqxwvzqxw\n' | "$m" encode --model "$dir/nomodel" - > /dev/null 2> "$dir/err" \
   && fail "a word outside the table needs the model"
 grep -q "model" "$dir/err" || { cat "$dir/err"; fail "missing model message"; }
-sed -i 's/"format_version": 3/"format_version": 1/' "$dir/nomodel/tokenizer.json"
+sed -i 's/"format_version": 3/"format_version": 1/' "$dir/nomodel/morpheus.json"
 "$m" decode --model "$dir/nomodel" "$dir/ids2" > /dev/null 2> "$dir/err" && fail "format 1 accepted"
 grep -q "morpheus export" "$dir/err" || { cat "$dir/err"; fail "no re-export hint"; }
 echo ok

@@ -52,7 +52,7 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   ASSERT_EQ(c->systems.size(), 16u);
   EXPECT_EQ(c->systems[0].name, "morpheus");
   EXPECT_EQ(c->systems[0].published, "morpheus");
-  EXPECT_EQ(c->systems[0].artifact, "runs/main/tokenizer/tokenizer.json");
+  EXPECT_EQ(c->systems[0].artifact, "runs/main/tokenizer/morpheus.json");
   EXPECT_EQ(c->systems[0].table_words, "runs/main/types.tsv");
   EXPECT_EQ(c->systems[0].segment,
             "build/dev/tools/morpheus segment --model 'runs/main'/tokenizer {input}");
@@ -105,13 +105,13 @@ TEST(EvalConfigTest, RunDirIsSubstitutedInPathsAndQuotedInCommands) {
       {"gold", {{"penn", "{run_dir}/penn.tsv"}}},
       {"systems",
        {{{"name", "a"},
-         {"artifact", "{run_dir}/tok/tokenizer.json"},
+         {"artifact", "{run_dir}/tok/morpheus.json"},
          {"segment", "seg --model {run_dir}/tok --data {shared_data}/d {input}"}}}}};
   auto c = eval_config_from_json(j);
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ(c->training_text, "my runs/x/corpus.txt");
   EXPECT_EQ(c->gold.penn, "my runs/x/penn.tsv");
-  EXPECT_EQ(c->systems[0].artifact, "my runs/x/tok/tokenizer.json");
+  EXPECT_EQ(c->systems[0].artifact, "my runs/x/tok/morpheus.json");
   EXPECT_EQ(c->systems[0].segment,
             "seg --model 'my runs/x'/tok --data " + shell_quote(expected_shared()) + "/d {input}");
 }

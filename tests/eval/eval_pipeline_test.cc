@@ -251,12 +251,12 @@ TEST_F(EvalPipelineTest, MissingArtifactStopsBeforeAnySystemRuns) {
   const std::string run_dir = make_run_dir();
   nlohmann::json config = run_dir_config();
   config["run_dir"] = run_dir;
-  config["systems"][0]["artifact"] = "{run_dir}/tokenizer/tokenizer.json";
+  config["systems"][0]["artifact"] = "{run_dir}/tokenizer/morpheus.json";
   const std::string out = path_join(testing::make_temp_dir("eval"), "eval");
   Status s = run_eval(config, out);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.message().find("from-run needs " + path_join(run_dir, "tokenizer/tokenizer.json")),
+  EXPECT_NE(s.message().find("from-run needs " + path_join(run_dir, "tokenizer/morpheus.json")),
             std::string::npos);
   EXPECT_NE(s.hint().find("scripts/main.sh"), std::string::npos);
   EXPECT_FALSE(file_exists(out));  // nothing ran, nothing was written

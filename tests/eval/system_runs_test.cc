@@ -22,7 +22,7 @@ TEST(ExpandCommandTest, QuotesValuesAndRejectsUnknownPlaceholders) {
 
 TEST(SystemRunsTest, MissingArtifactStopsTheEvaluationNamingItAndMainSh) {
   const std::string dir = testing::make_temp_dir("artifacts");
-  const std::string present = path_join(dir, "tokenizer.json");
+  const std::string present = path_join(dir, "morpheus.json");
   ASSERT_TRUE(write_file_atomic(present, "{}\n").ok());
   EvalConfig c;
   c.systems = {{}, {}, {}};
@@ -31,7 +31,7 @@ TEST(SystemRunsTest, MissingArtifactStopsTheEvaluationNamingItAndMainSh) {
   c.systems[1].name = "no-artifact";
   EXPECT_TRUE(check_artifacts(c).ok());
   c.systems[2].name = "unexported";
-  c.systems[2].artifact = path_join(dir, "tokenizer-warm/tokenizer.json");
+  c.systems[2].artifact = path_join(dir, "tokenizer-warm/morpheus.json");
   const Status s = check_artifacts(c);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);

@@ -132,11 +132,11 @@ const NeuralSegmenter& model_ok(const tokenizer::Tokenizer& tok) {
   return **seg;
 }
 
-// Sets the checksum of `relative` in dir/tokenizer.json to the file's current checksum.
+// Sets the checksum of `relative` in dir/morpheus.json to the file's current checksum.
 void update_checksum(const std::string& dir, const std::string& relative) {
-  nlohmann::json config = nlohmann::json::parse(*read_file(path_join(dir, "tokenizer.json")));
+  nlohmann::json config = nlohmann::json::parse(*read_file(path_join(dir, "morpheus.json")));
   config["files"][relative] = *file_checksum(path_join(dir, relative));
-  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump(2)).ok());
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump(2)).ok());
 }
 
 // The text of `ids` (empty when they do not decode: the caller compares it).
@@ -172,11 +172,11 @@ std::string* TokenizerModelTest::root_ = nullptr;
 std::string* TokenizerModelTest::tok_dir_ = nullptr;
 
 TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
-  for (const char* f : {"tokenizer.json", "pieces.json", "segments.bin", "char_vocab.json",
+  for (const char* f : {"morpheus.json", "pieces.json", "segments.bin", "char_vocab.json",
                         "words.tsv", "model/model.pt", "model/config.json"}) {
     EXPECT_TRUE(file_exists(path_join(*tok_dir_, f))) << f;
   }
-  const std::string config = *read_file(path_join(*tok_dir_, "tokenizer.json"));
+  const std::string config = *read_file(path_join(*tok_dir_, "morpheus.json"));
   EXPECT_NE(config.find("\"format_version\": 3"), std::string::npos);
   EXPECT_NE(config.find("\"model_self_test\""), std::string::npos);
   EXPECT_NE(config.find("\"self_test\""), std::string::npos);
@@ -192,8 +192,29 @@ TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
   EXPECT_EQ(tok->mask_id(), tok->vocab_size() - 1);
 }
 
+TEST_F(TokenizerModelTest, ExportOverAnOlderDirectoryLeavesOneConfig) {
+  // A directory of an older export (config named tokenizer.json) loads, model included; an
+  // export into it replaces the whole directory, so only morpheus.json is left.
+  const std::string dir = path_join(*root_, "older");
+  fs::copy(*tok_dir_, dir, fs::copy_options::recursive);
+  fs::rename(path_join(dir, "morpheus.json"), path_join(dir, "tokenizer.json"));
+  std::unique_ptr<tokenizer::Tokenizer> old = load_ok(dir);
+  ASSERT_NE(old, nullptr);
+  EXPECT_TRUE(neural_model(*old).ok());
+  old.reset();
+  ExportOptions options;
+  options.checkpoint = path_join(*root_, "ckpt7");
+  options.words = path_join(*root_, "words.tsv");
+  options.out = dir;
+  options.vocab_size = 600;
+  ASSERT_TRUE(export_tokenizer(options).ok());
+  EXPECT_TRUE(file_exists(path_join(dir, "morpheus.json")));
+  EXPECT_FALSE(file_exists(path_join(dir, "tokenizer.json")));
+  EXPECT_NE(load_ok(dir), nullptr);
+}
+
 TEST_F(TokenizerModelTest, SelfTestHasModelDependentSamples) {
-  const std::string config = *read_file(path_join(*tok_dir_, "tokenizer.json"));
+  const std::string config = *read_file(path_join(*tok_dir_, "morpheus.json"));
   // More than the fixed multi-script sample: words whose segmentation the model decides.
   size_t samples = 0;
   for (size_t p = config.find("\"text\""); p != std::string::npos;
@@ -332,10 +353,10 @@ TEST_F(TokenizerModelTest, RoundTripOn100000RandomStrings) {
   // stand-in is not the exported model: a copy without the model self-test lets it in.
   const std::string dir = path_join(*root_, "stand_in");
   fs::copy(*tok_dir_, dir, fs::copy_options::recursive);
-  StatusOr<nlohmann::json> config = load_json_file(path_join(dir, "tokenizer.json"));
+  StatusOr<nlohmann::json> config = load_json_file(path_join(dir, "morpheus.json"));
   ASSERT_TRUE(config.ok());
   config->erase("model_self_test");
-  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config->dump(2)).ok());
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config->dump(2)).ok());
   int created = 0;
   tokenizer::register_segmenter("test-hash", [&created](const tokenizer::SegmenterSpec&) {
     ++created;
@@ -437,7 +458,7 @@ TEST_F(TokenizerModelTest, RootSnapCutsTheTableAndTheModelAlike) {
     }
   }
   // A directory exported under another snap rule is refused: its table holds that rule's cuts.
-  const std::string config_path = path_join(options.out, "tokenizer.json");
+  const std::string config_path = path_join(options.out, "morpheus.json");
   StatusOr<nlohmann::json> config = load_json_file(config_path);
   ASSERT_TRUE(config.ok());
   config->erase("root_snap_rule");  // directories exported before the rule was recorded: rule 1

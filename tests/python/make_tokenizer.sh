@@ -16,5 +16,5 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 rm -rf "$out"
 "$m" export --checkpoint "$work/run/final" --data "$work/data" --out "$out" --vocab-size 2000 \
   --min-count 1 --special-tokens "<pad>,<s>,</s>,<mask>" --user-symbols "<sep>" || fail export
-[ -f "$out/tokenizer.json" ] || fail "export wrote no $out/tokenizer.json"
+[ -f "$out/morpheus.json" ] || fail "export wrote no $out/morpheus.json"
 echo ok

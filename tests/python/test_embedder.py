@@ -52,7 +52,7 @@ def test_unknown_device_raises_value_error(tokdir):
 
 
 def test_missing_directory_raises_file_not_found(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no tokenizer.json"):
+    with pytest.raises(FileNotFoundError, match="no morpheus.json"):
         morpheus.Embedder(str(tmp_path / "nothing"))
 
 

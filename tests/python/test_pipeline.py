@@ -47,6 +47,24 @@ def test_special_strings_are_characters_and_user_symbols_are_matched(tok):
     assert tok.decode(ids) == text
 
 
+def test_segment_cuts_user_symbols_as_encode_does(tok, tokdir, morpheus_bin):
+    seg = tok.segment_text
+    text = "Kitaplarımızdan<sep>evlerde x<sep>y"
+    pieces = seg(text)
+    assert pieces == (seg("Kitaplarımızdan") + ["<sep>"] + seg("evlerde x") + ["<sep>"]
+                      + seg("y"))
+    assert pieces.count("<sep>") == tok.encode(text).count(tok.piece_to_id("<sep>")) == 2
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "--text", "-",
+                  stdin=(text + "\n").encode())
+    assert json.loads(cli) == pieces
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "-", stdin=b"x<sep>y\n")
+    assert cli.decode() == "x<sep>y\t" + " ".join(seg("x") + ["<sep>"] + seg("y")) + "\n"
+    # Without the symbol the brackets are characters, as before.
+    near = "Kitaplarımızdan<se p>evlerde"
+    assert "<sep>" not in seg(near) and "".join(seg(near)) == near
+    assert seg(near)[:len(seg("Kitaplarımızdan"))] == seg("Kitaplarımızdan")
+
+
 def test_bos_eos_are_added_and_decode_skips_specials_by_default(tok):
     ids = tok.encode("Evlerde kitap", add_bos=True, add_eos=True)
     assert ids[0] == tok.bos_id and ids[-1] == tok.eos_id
@@ -167,10 +185,10 @@ def test_bad_batch_arguments_raise_value_error(tok):
 def test_padding_without_a_pad_token_raises_with_a_hint(tokdir, tmp_path):
     copy = tmp_path / "nopad"
     shutil.copytree(tokdir, copy)
-    with open(copy / "tokenizer.json", encoding="utf-8") as f:
+    with open(copy / "morpheus.json", encoding="utf-8") as f:
         config = json.load(f)
     config["special_tokens"] = ["<s>", "</s>", "<mask>", "<cls>"]
-    with open(copy / "tokenizer.json", "w", encoding="utf-8") as f:
+    with open(copy / "morpheus.json", "w", encoding="utf-8") as f:
         json.dump(config, f)
     with pytest.raises(RuntimeError, match="special_self_test"):
         morpheus.Tokenizer(copy)

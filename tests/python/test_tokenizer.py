@@ -82,8 +82,19 @@ def test_bad_ids_raise_value_error_with_message_and_hint(tok):
 
 
 def test_missing_directory_raises_file_not_found(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no tokenizer.json in .*\nhint: --model takes"):
+    with pytest.raises(FileNotFoundError, match="no morpheus.json in .*\nhint: --model takes"):
         morpheus.Tokenizer(tmp_path / "nothing")
+
+
+def test_directory_with_the_older_config_name_loads(tok, tokdir, tmp_path, dev_lines):
+    import shutil
+
+    copy = tmp_path / "older"
+    shutil.copytree(tokdir, copy)
+    os.rename(copy / "morpheus.json", copy / "tokenizer.json")
+    older = morpheus.Tokenizer(copy)
+    for line in dev_lines[:200]:
+        assert older.encode(line) == tok.encode(line), line
 
 
 def test_damaged_table_raises_data_loss(tokdir, tmp_path):

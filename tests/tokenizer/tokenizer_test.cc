@@ -73,7 +73,7 @@ SegmenterSpec test_model(MakeModel make) {
   return spec;
 }
 
-// Writes a tokenizer directory (no model) and returns it; `extra` goes into its tokenizer.json,
+// Writes a tokenizer directory (no model) and returns it; `extra` goes into its morpheus.json,
 // and its root_snap/ files (when "root_snap" is set) into the directory. Format 3 gets the
 // default special tokens (or extra's special_tokens/user_symbols) and their self-test, as export
 // writes them.
@@ -113,7 +113,7 @@ std::string write_dir(const std::string& tag, int version = kTokenizerFormatVers
     config["vocab_size"] =
         259 + pieces.size() + config["special_tokens"].size() + config["user_symbols"].size();
   }
-  const std::string config_path = path_join(dir, "tokenizer.json");
+  const std::string config_path = path_join(dir, "morpheus.json");
   EXPECT_TRUE(write_file_atomic(config_path, config.dump()).ok());
   if (version >= 3 && !config.contains("special_self_test")) {
     const auto tok = Tokenizer::load(dir, false, {});
@@ -286,9 +286,9 @@ TEST(TokenizerTest, CacheFileOfAnotherTokenizerIsRefused) {
   ASSERT_TRUE((*first)->attach_cache(cache).ok());
   first->reset();  // releases the file
   const std::string other = write_dir("tokdir_cache_b");
-  json config = json::parse(read_file(path_join(other, "tokenizer.json")).value());
+  json config = json::parse(read_file(path_join(other, "morpheus.json")).value());
   config["threshold"] = 0.3;  // another tokenizer
-  ASSERT_TRUE(write_file_atomic(path_join(other, "tokenizer.json"), config.dump()).ok());
+  ASSERT_TRUE(write_file_atomic(path_join(other, "morpheus.json"), config.dump()).ok());
   const auto second = Tokenizer::load(other, true, {});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   const Status s = (*second)->attach_cache(cache);
@@ -323,9 +323,9 @@ TEST(TokenizerTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
                                            "ç",   "o",     "c",    "u",   "k",  " "};
   ASSERT_TRUE(
       write_file_atomic(path_join(dir, "pieces.json"), json{{"pieces", pieces}}.dump()).ok());
-  json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
+  json config = json::parse(read_file(path_join(dir, "morpheus.json")).value());
   config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
-  ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
   const auto tok = Tokenizer::load(dir, true, {});
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
@@ -402,6 +402,47 @@ StatusOr<std::unique_ptr<Tokenizer>> load_any_text(const std::string& dir) {
       dir, true, test_model([]() {
         return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
       }));
+}
+
+TEST(TokenizerTest, ConfigNamedTokenizerJsonStillLoads) {
+  // An export whose config is renamed back to the older name encodes the same ids.
+  const json extra = {{"user_symbols", json::array({"<sep>"})}};
+  const std::string dir = write_dir("tokdir_new_name", kTokenizerFormatVersion, false, extra);
+  const std::string old_dir = testing::make_temp_dir("tokdir_old_name");
+  for (const char* f : {"pieces.json", kSegmentTableFile}) {
+    ASSERT_TRUE(
+        write_file_atomic(path_join(old_dir, f), read_file(path_join(dir, f)).value()).ok());
+  }
+  ASSERT_TRUE(write_file_atomic(path_join(old_dir, kOldTokenizerConfigFile),
+                                read_file(path_join(dir, kTokenizerConfigFile)).value())
+                  .ok());
+  EXPECT_EQ(tokenizer_config_path(old_dir), path_join(old_dir, "tokenizer.json"));
+  EXPECT_EQ(tokenizer_config_path(dir), path_join(dir, "morpheus.json"));
+  const auto current = load_any_text(dir);
+  const auto old = load_any_text(old_dir);
+  ASSERT_TRUE(current.ok()) << current.status().to_string();
+  ASSERT_TRUE(old.ok()) << old.status().to_string();
+  const std::string text = "Kitaplarımızdan<sep>evlerde, 3 çocuk!";
+  std::vector<int32_t> want;
+  std::vector<int32_t> got;
+  ASSERT_TRUE((*current)->encode(text, &want, false).ok());
+  ASSERT_TRUE((*old)->encode(text, &got, false).ok());
+  EXPECT_EQ(got, want);
+  EXPECT_EQ((*old)->id(), (*current)->id());  // a cache file serves both
+}
+
+TEST(TokenizerTest, ConfigPathPrefersMorpheusJsonAndNamesItWhenMissing) {
+  const std::string dir = testing::make_temp_dir("tokdir_no_config");
+  EXPECT_EQ(tokenizer_config_path(dir), path_join(dir, "morpheus.json"));
+  const auto missing = Tokenizer::load(dir, true, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("no morpheus.json in " + dir), std::string::npos)
+      << missing.status().message();
+  const std::string both = write_dir("tokdir_both_configs");
+  ASSERT_TRUE(write_file_atomic(path_join(both, kOldTokenizerConfigFile), "not json").ok());
+  EXPECT_EQ(tokenizer_config_path(both), path_join(both, "morpheus.json"));
+  EXPECT_TRUE(Tokenizer::load(both, true, {}).ok());
 }
 
 TEST(TokenizerTest, FormatTwoLoadsWithoutSpecialTokens) {
@@ -491,14 +532,39 @@ TEST(TokenizerTest, UserSymbolsAreMatchedInTheTextLongestFirst) {
   EXPECT_EQ(decoded(t, ids), text);  // user symbols are text, never dropped
 }
 
+TEST(TokenizerTest, SegmentCutsUserSymbolsAsEncodeDoes) {
+  const json extra = {{"user_symbols", json::array({"@@", "@@@", "<sep>"})}};
+  const auto tok =
+      load_any_text(write_dir("tokdir_segment_symbols", kTokenizerFormatVersion, false, extra));
+  const auto plain = load_any_text(write_dir("tokdir_segment_plain"));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  const std::string text = "kitap<sep>Evlerde@@@kitap";
+  EXPECT_EQ((*tok)->segment(text).value(),
+            (std::vector<std::string>{"kitap", "<sep>", "Ev", "ler", "de", "@@@", "kitap"}));
+  // The pieces are those of the ids of encode.
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode(text, &ids, false).ok());
+  EXPECT_EQ(ids[1], (*tok)->piece_to_id("<sep>"));
+  EXPECT_EQ(ids[ids.size() - 2], (*tok)->piece_to_id("@@@"));
+  // Without a user symbol in it, a text segments as with no user symbols at all.
+  for (const std::string other : {"kitap sep Evlerde @ kitap", "Kitaplarımızdan evlerde, 3!"}) {
+    EXPECT_EQ((*tok)->segment(other).value(), (*plain)->segment(other).value()) << other;
+  }
+  // Invalid UTF-8 is named at its offset in the whole text.
+  const StatusOr<std::vector<std::string>> bad = (*tok)->segment("kitap@@ev\xff");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("at byte 9 "), std::string::npos) << bad.status().message();
+}
+
 TEST(TokenizerTest, EditedSpecialTokensFailTheSelfTest) {
   for (const json& edit :
        {json{{"special_tokens", json::array({"<s>", "<pad>", "</s>", "<mask>"})}},
         json{{"special_tokens", json::array({"<pad>", "<s>", "</s>", "[MASK]"})}}}) {
     const std::string dir = write_dir("tokdir_edited");
-    json config = json::parse(read_file(path_join(dir, "tokenizer.json")).value());
+    json config = json::parse(read_file(path_join(dir, "morpheus.json")).value());
     config.update(edit);
-    ASSERT_TRUE(write_file_atomic(path_join(dir, "tokenizer.json"), config.dump()).ok());
+    ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
     const auto tok = Tokenizer::load(dir, true, {});
     ASSERT_FALSE(tok.ok()) << edit.dump();
     EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
