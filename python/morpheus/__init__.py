@@ -16,6 +16,7 @@ them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of 
 of the ``.vocab`` file next to them. ``morpheus.Index`` does both.
 """
 import ctypes as _ctypes
+import functools as _functools
 import os as _os
 import shutil as _shutil
 import threading as _threading
@@ -53,6 +54,11 @@ def model_server_binary():
 _handles = _weakref.WeakSet()  # every open _Handle, for the fork hook
 
 
+def _call_native(handle, name, *args, **kwargs):
+    """handle.NAME(*args, **kwargs) on the C++ object the handle holds when called."""
+    return getattr(handle._get(), name)(*args, **kwargs)
+
+
 class _Handle:
     """A C++ object opened from (directory, options): opened at construction, again on first use
     after unpickling; closed by close() or a ``with`` block. Subclasses give _open()."""
@@ -74,10 +80,18 @@ class _Handle:
             return self._native
 
     def __getattr__(self, name):
-        # Only reached for names the wrapper lacks: the C++ object's methods and properties.
+        # Only reached for names the wrapper lacks: the C++ object's properties, and its methods
+        # as calls through the handle (a method taken before a fork or a pickle, e.g.
+        # functools.partial(tok.encode_batch, ...) as a DataLoader's collate_fn, then runs on the
+        # C++ object of the process that calls it).
         if name.startswith("_"):
             raise AttributeError(name)
-        return getattr(self._get(), name)
+        value = getattr(self._get(), name)
+        if not callable(value):
+            return value
+        method = _functools.partial(_call_native, self, name)
+        method.__doc__ = value.__doc__
+        return method
 
     def close(self):
         """Releases the C++ object (its cache-file lock and model-server co-process); using the

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """The life of morpheus.Tokenizer and morpheus.Embedder handles: version, pickling, close() and
 ``with``, forked children (os.fork and PyTorch DataLoader workers)."""
+import functools
 import os
 import pickle
 import re
+import signal
 
 import pytest
 
@@ -49,14 +51,17 @@ def test_close_releases_the_cache_file_and_the_handle(tokdir, tmp_path):
     again.close()
 
 
-def _encode_in_child(tok, texts):
-    """ids of `texts` encoded by `tok` in a forked child, read back through a pipe."""
+def _encode_in_child(tok, texts, encode=None):
+    """ids of `texts` encoded in a forked child by `encode` (default tok.encode, looked up in the
+    child), with tok.model_runs there, read back through a pipe; the child ends after 60 s."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
+            signal.alarm(60)  # a child stuck on the parent's co-process fails the test, not hangs it
             os.close(r)
-            os.write(w, pickle.dumps(([tok.encode(t) for t in texts], tok.model_runs)))
+            ids = [(encode or tok.encode)(t) for t in texts]
+            os.write(w, pickle.dumps((ids, tok.model_runs)))
         finally:
             os._exit(0)
     os.close(w)
@@ -76,6 +81,17 @@ def test_forked_child_starts_its_own_model_server(tokdir):
     # The parent's co-process is untouched by the child and its exit.
     assert [tok.encode(t) for t in NEW_TEXTS] == ids
     assert tok.model_runs > runs
+
+
+def test_method_taken_before_a_fork_runs_on_the_childs_tokenizer(tokdir):
+    tok = morpheus.Tokenizer(tokdir)
+    encode = functools.partial(tok.encode, add_eos=True)  # bound while the parent's runs
+    first = encode(NEW_TEXTS[0])
+    ids, child_runs = _encode_in_child(tok, NEW_TEXTS, encode)
+    assert child_runs >= len(NEW_TEXTS)  # the child's own tokenizer answered
+    assert ids[0] == first and ids == [encode(t) for t in NEW_TEXTS]
+    assert pickle.loads(pickle.dumps(encode))(NEW_TEXTS[1]) == ids[1]
+    assert tok.encode.__doc__ == morpheus._tokenizer.Tokenizer.encode.__doc__
 
 
 def test_dataloader_workers_encode_as_the_parent(tokdir, dev_lines):
