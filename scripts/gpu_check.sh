@@ -408,7 +408,8 @@ segment_seconds() {
     -o "$work/segmented.txt" && since "$t0"
 }
 # segment_speed NAME CHECKPOINT: export on the device, then time `segment` of one new word (the
-# start-up) and of every new word (all outside the table: they go to the model server).
+# start-up) and of every new word (all outside the table: they go to the model server), with the
+# default blocks of 4,096 lines and in one block.
 segment_speed() {
   local name=$1 ckpt=$2 dflag=() note="" t_one t_all n
   if "$m" export --help 2>&1 | grep -q -- --device && "$m" segment --help 2>&1 |
@@ -421,12 +422,15 @@ segment_speed() {
   if step "export $name" 150 "$m" -q export --checkpoint "$ckpt" --out "$work/tok_$name" \
       --data "$data" --vocab-size 8000 "${dflag[@]}" &&
       t_one=$(segment_seconds "$work/tok_$name" "$work/one_word.txt" "${dflag[@]}") &&
-      t_all=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}"); then
+      t_all=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}") &&
+      t_big=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}" --block-lines 65536)
+  then
     n=$(wc -l < "$new_words")
     row "model-server segmentation of $n new word types on $dev, $name model$note" \
       "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s); $(h expr \
         "f'{$n / ($t_all - $t_one):,.0f} words/s' if $t_all - $t_one > 0.2 else 'n/a'") without\
- the start-up ($t_one s for one word)" "" ok
+ the start-up ($t_one s for one word); --block-lines 65536 (one request): $(h expr \
+        "f'{$n / $t_big:,.0f}'") words/s end to end ($t_big s)" "" ok
   else
     row "model-server segmentation, $name model" "export or segment failed (checks.log)" "" FAILED
   fi
