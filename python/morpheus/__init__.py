@@ -16,7 +16,6 @@ them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of 
 of the ``.vocab`` file next to them. ``morpheus.Index`` does both.
 """
 import ctypes as _ctypes
-import functools as _functools
 import os as _os
 import shutil as _shutil
 import threading as _threading
@@ -54,9 +53,14 @@ def model_server_binary():
 _handles = _weakref.WeakSet()  # every open _Handle, for the fork hook
 
 
-def _call_native(handle, name, *args, **kwargs):
-    """handle.NAME(*args, **kwargs) on the C++ object the handle holds when called."""
-    return getattr(handle._get(), name)(*args, **kwargs)
+def _forwarding_method(cls, name, doc):
+    """A method of `cls` that calls NAME of the C++ object its handle holds when called."""
+
+    def method(self, *args, **kwargs):
+        return getattr(self._get(), name)(*args, **kwargs)
+
+    method.__name__, method.__qualname__, method.__doc__ = name, f"{cls.__name__}.{name}", doc
+    return method
 
 
 class _Handle:
@@ -80,18 +84,18 @@ class _Handle:
             return self._native
 
     def __getattr__(self, name):
-        # Only reached for names the wrapper lacks: the C++ object's properties, and its methods
-        # as calls through the handle (a method taken before a fork or a pickle, e.g.
-        # functools.partial(tok.encode_batch, ...) as a DataLoader's collate_fn, then runs on the
-        # C++ object of the process that calls it).
+        # Only reached for names the wrapper lacks: the C++ object's properties, and its methods,
+        # which become methods of the wrapper class on first use: they call the C++ object the
+        # handle holds when called, so a method taken before a fork or a pickle (e.g.
+        # functools.partial(tok.encode_batch, ...) as a DataLoader's collate_fn) runs on the C++
+        # object of the process that calls it.
         if name.startswith("_"):
             raise AttributeError(name)
         value = getattr(self._get(), name)
         if not callable(value):
             return value
-        method = _functools.partial(_call_native, self, name)
-        method.__doc__ = value.__doc__
-        return method
+        setattr(type(self), name, _forwarding_method(type(self), name, value.__doc__))
+        return getattr(self, name)
 
     def close(self):
         """Releases the C++ object (its cache-file lock and model-server co-process); using the
