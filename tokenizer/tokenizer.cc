@@ -723,7 +723,9 @@ int32_t Tokenizer::piece_to_id(std::string_view piece) const {
 }
 
 StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) const {
-  MORPHEUS_RETURN_IF_ERROR(utf8::validate(word));  // byte offsets of the whole word
+  // With user symbols the codec sees parts of the word: check it whole, so an error gives the
+  // byte offset in the word (without, the codec's own check does).
+  if (longest_user_symbol_ > 0) MORPHEUS_RETURN_IF_ERROR(utf8::validate(word));
   std::vector<std::string> pieces;
   MORPHEUS_RETURN_IF_ERROR(split_user_symbols(
       word,
