@@ -131,14 +131,14 @@ std::string PieceCodec::id_to_string(int32_t id) const {
 }
 
 // Units of a folded letter run: segmenter pieces when they concatenate to the run; each piece is
-// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes).
-void PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
-                            std::vector<Unit>* units) const {
+// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes). A segmenter
+// error is returned (and nothing is kept of the run).
+Status PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
+                              std::vector<Unit>* units) const {
   units->clear();
   std::vector<std::string> parts;
   if (segmenter_) {
-    StatusOr<std::vector<std::string>> cut = segmenter_->segment_word(folded);
-    if (cut.ok()) parts = std::move(*cut);  // an error: the whole run (see create())
+    MORPHEUS_ASSIGN_OR_RETURN(parts, segmenter_->segment_word(folded));
   }
   size_t total = 0;
   for (const std::string& p : parts) total += p.size();
@@ -174,6 +174,7 @@ void PieceCodec::fold_units(const std::string& folded, const std::u32string& fol
     }
     cp_index += n;
   }
+  return ok_status();
 }
 
 void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* units) const {
@@ -281,8 +282,8 @@ PieceCase piece_case_of(const char32_t* orig, const char32_t* folded, size_t len
 
 }  // namespace
 
-void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
-                                std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
+Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
+                                  std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
   thread_local std::u32string orig_cps;
   thread_local std::u32string folded_cps;
   thread_local std::string folded;
@@ -303,12 +304,12 @@ void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
     units = &local_units;
   } else if (options_.cache_capacity > 0) {
     if (!cache_->find(folded, &cached_copy)) {
-      fold_units(folded, folded_cps, &cached_copy);
+      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &cached_copy));
       cache_->add(folded, cached_copy, options_.cache_capacity);
     }
     units = &cached_copy;
   } else {
-    fold_units(folded, folded_cps, &local_units);
+    MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &local_units));
     units = &local_units;
   }
 
@@ -333,7 +334,7 @@ void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
         cp += u.length;
         byte += unit_bytes;
       }
-      return;
+      return ok_status();
     }
   }
   size_t cp = 0;            // code point index of the unit
@@ -353,6 +354,7 @@ void PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
     cp += u.length;
     byte += unit_bytes;
   }
+  return ok_status();
 }
 
 void PieceCodec::encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
@@ -413,9 +415,11 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
     const size_t before = ids->size();
     letter_runs += span.kind == SpanKind::kLetter ? 1 : 0;
     if (joins_suffix_chain(spans, k)) {  // the apostrophe and its suffix chain: one run
-      encode_letters(text, {span.begin, spans[++k].end}, true, ids, offsets);
+      MORPHEUS_RETURN_IF_ERROR(
+          encode_letters(text, {span.begin, spans[++k].end}, true, ids, offsets));
     } else if (span.kind == SpanKind::kLetter) {
-      encode_letters(text, {span.begin, span.end}, keeps_whole(spans, k), ids, offsets);
+      MORPHEUS_RETURN_IF_ERROR(
+          encode_letters(text, {span.begin, span.end}, keeps_whole(spans, k), ids, offsets));
     } else if (span.kind == SpanKind::kInvalid) {
       Emitter{ids, offsets}.bytes(text, span.begin, span.begin + 1);
     } else {
@@ -522,7 +526,7 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
     if (joined || keeps_whole(spans, k)) {
       whole_units(folded, folded_cps, &units);
     } else {
-      fold_units(folded, folded_cps, &units);
+      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &units));
     }
     size_t cp = 0;
     for (const Unit& u : units) {

@@ -87,9 +87,9 @@ class PieceCodec {
   // `pieces`: distinct non-empty strings of valid UTF-8; duplicates or empty pieces are
   // INVALID_ARGUMENT naming the index. `segmenter` (shared, may be null: whole letter runs are
   // looked up) gets one lower-cased (Turkish case-folded) letter run per call. Pieces that do not
-  // concatenate back to the run, that cut a code point, or a segmenter error make the whole run
-  // one unit (a segmenter that can fail keeps its error for its owner to report, as
-  // tokenizer/tokenizer.h does).
+  // concatenate back to the run or that cut a code point make the whole run one unit; a segmenter
+  // error fails that encode/segment_word call (nothing of the run is cached, so the next call
+  // asks the segmenter again).
   static StatusOr<PieceCodec> create(std::vector<std::string> pieces,
                                      std::shared_ptr<const Segmenter> segmenter,
                                      PieceCodecOptions options = {});
@@ -101,7 +101,7 @@ class PieceCodec {
   // Appends the ids of `text` to *ids (and, when word_starts is given, one flag per id; when
   // offsets is given, one byte span per id, counted from the start of `text`). Invalid UTF-8 is
   // INVALID_ARGUMENT naming the byte offset, unless allow_invalid (then each bad byte is a byte
-  // token). Thread-safe.
+  // token). A segmenter error is returned (the ids appended so far are then partial). Thread-safe.
   Status encode(std::string_view text, std::vector<int32_t>* ids,
                 std::vector<uint8_t>* word_starts = nullptr, bool allow_invalid = false,
                 std::vector<TextSpan>* offsets = nullptr) const;
@@ -138,8 +138,8 @@ class PieceCodec {
 
   PieceCodec(std::vector<std::string> pieces, std::shared_ptr<const Segmenter> segmenter,
              PieceCodecOptions options);
-  void fold_units(const std::string& folded, const std::u32string& folded_cps,
-                  std::vector<Unit>* units) const;
+  Status fold_units(const std::string& folded, const std::u32string& folded_cps,
+                    std::vector<Unit>* units) const;
   // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
   void backoff_units(const std::u32string& cps, std::vector<Unit>* units) const;
   // Units of a run that is not segmented: its piece id, else backoff_units.
@@ -151,8 +151,8 @@ class PieceCodec {
   bool joins_suffix_chain(const std::vector<Span>& spans, size_t k) const;
   // The ids of text[begin, end) (a letter run; `whole`: keeps_whole() of the run, or any other
   // span), appended to *ids, with their offsets when `offsets` is not null.
-  void encode_letters(std::string_view text, TextSpan run, bool whole, std::vector<int32_t>* ids,
-                      std::vector<TextSpan>* offsets) const;
+  Status encode_letters(std::string_view text, TextSpan run, bool whole, std::vector<int32_t>* ids,
+                        std::vector<TextSpan>* offsets) const;
   void encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
                     std::vector<TextSpan>* offsets) const;
 

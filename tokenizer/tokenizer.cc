@@ -102,6 +102,11 @@ Status model_self_test(const std::string& dir, const json& config, Segmenter* mo
 
 }  // namespace
 
+std::string directory_segmenter(const json& config) {
+  const json& entry = config.value("segmenter", json::object());
+  return entry.is_object() ? entry.value("name", std::string(kModelSegmenter)) : kModelSegmenter;
+}
+
 std::string tokenizer_config_path(const std::string& dir) {
   const std::string current = path_join(dir, kTokenizerConfigFile);
   if (file_exists(current)) return current;
@@ -111,9 +116,7 @@ std::string tokenizer_config_path(const std::string& dir) {
 
 struct Tokenizer::State {
   std::mutex mutex;
-  bool created = false;
-  Status error = ok_status();
-  std::unique_ptr<Segmenter> model;
+  std::unique_ptr<Segmenter> model;                     // null until created, or after a failure
   std::shared_ptr<const morph::RootLexicon> root_snap;  // stage 4, loaded with the model
   std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers, snapped
   std::atomic<uint64_t> table_hits{0};
@@ -130,64 +133,66 @@ struct Tokenizer::State {
   FlatStringMap<uint8_t> known;        // runs prefetch has resolved or sent to the model
   std::vector<std::string> in_flight;  // runs sent to the model, answers not read yet
 
-  // Creates the model of `tok` once, with the root snap's lexicon, and runs the model self-test
-  // (mutex held by the caller).
+  // Every failure is the failing call's own: it is returned to that call and nothing of it is
+  // kept. A failed creation leaves no model, and a model that failed a request is dropped (a
+  // co-process may have died), so the next call that needs the model creates it anew.
+
+  // Creates the model of `tok` when there is none, with the root snap's lexicon, and runs the
+  // model self-test (mutex held by the caller).
   Status ensure(const Tokenizer& tok) {
-    if (!created) {
-      created = true;
-      error = create(tok);
-      if (!error.ok()) model.reset();
-    }
-    return error;
+    if (model != nullptr) return ok_status();
+    const Status s = create(tok);
+    if (!s.ok()) drop_model();
+    return s;
   }
   Status create(const Tokenizer& tok) {
-    if (tok.model_.name.empty()) {
+    SegmenterSpec at_dir = tok.model_;
+    const std::string own = directory_segmenter(tok.config_);
+    if (own != kModelSegmenter) at_dir = SegmenterSpec{own, "", json::object()};
+    if (at_dir.name.empty()) {
       return failed_precondition("no model segmenter for letter runs outside the table");
     }
-    SegmenterSpec at_dir = tok.model_;
     at_dir.path = tok.dir_;
     MORPHEUS_ASSIGN_OR_RETURN(model, create_segmenter(at_dir));
     MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, tok.config_));
     return model_self_test(tok.dir_, tok.config_, model.get(), root_snap.get());
   }
-  // Starts `runs` through the model (mutex held); finish() stores the answers.
+  // Forgets the model and the request in flight (mutex held).
+  void drop_model() {
+    model.reset();
+    in_flight.clear();
+  }
+  // Returns `s` after dropping the model when it is an error (mutex held).
+  Status failed_if(Status s) {
+    if (!s.ok()) drop_model();
+    return s;
+  }
+  // Starts `runs` through the model (mutex held); finish() stores the answers. An unfinished
+  // earlier request is finished first; its failure only drops the model (its runs were a
+  // prefetch: the calls that need them ask again).
   Status start(const Tokenizer& tok, std::vector<std::string> runs) {
-    MORPHEUS_RETURN_IF_ERROR(finish());
+    static_cast<void>(finish());
     MORPHEUS_RETURN_IF_ERROR(ensure(tok));
-    const Status s = model->send(runs);
-    if (!s.ok()) {
-      error = s;
-      return error;
-    }
+    MORPHEUS_RETURN_IF_ERROR(failed_if(model->send(runs)));
     in_flight = std::move(runs);
     return ok_status();
   }
   // Stores the answers of the request in flight, if any, after stage 4 (mutex held).
   Status finish() {
-    if (in_flight.empty()) return error;
+    if (in_flight.empty()) return ok_status();
     std::vector<std::string> runs = std::move(in_flight);
     in_flight.clear();
     StatusOr<Segmentation> pieces = model->receive();
-    if (!pieces.ok()) {
-      error = pieces.status();
-      return error;
-    }
+    if (!pieces.ok()) return failed_if(pieces.status());
     if (pieces->size() != runs.size()) {
-      error = internal_error("model segmenter returned " + std::to_string(pieces->size()) +
-                             " answers for " + std::to_string(runs.size()) + " runs");
-      return error;
+      return failed_if(internal_error("model segmenter returned " + std::to_string(pieces->size()) +
+                                      " answers for " + std::to_string(runs.size()) + " runs"));
     }
     model_runs += runs.size();
     if (root_snap != nullptr) {
       for (std::vector<std::string>& p : *pieces) p = morph::snap_pieces(*root_snap, std::move(p));
     }
-    if (disk) {
-      const Status s = disk->append(runs, *pieces);
-      if (!s.ok()) {
-        error = s;
-        return error;
-      }
-    }
+    if (disk) MORPHEUS_RETURN_IF_ERROR(disk->append(runs, *pieces));
     for (size_t i = 0; i < runs.size(); ++i) resolved[runs[i]] = std::move((*pieces)[i]);
     return ok_status();
   }
@@ -202,10 +207,18 @@ Tokenizer::Tokenizer() = default;
 Tokenizer::~Tokenizer() = default;
 
 // The codec's segmenter: stages 3 and 4 of each folded letter run (Tokenizer::segment_run).
-class Tokenizer::Stages : public WordSegmenter {
+class Tokenizer::Stages : public Segmenter {
  public:
   explicit Stages(const Tokenizer* tok) : tok_(tok) {}
-  std::vector<std::string> cut(std::string_view folded) const override {
+  StatusOr<Segmentation> segment(const std::vector<std::string>& folded) const override {
+    Segmentation out;
+    for (const std::string& run : folded) {
+      MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, tok_->segment_run(run));
+      out.push_back(std::move(pieces));
+    }
+    return out;
+  }
+  StatusOr<std::vector<std::string>> segment_word(std::string_view folded) const override {
     return tok_->segment_run(folded);
   }
   std::string name() const override { return "morpheus-tokenizer"; }
@@ -220,7 +233,7 @@ Status verify_tokenizer_file(const std::string& dir, const json& config,
   return read_verified(dir, config, relative, &content);
 }
 
-std::vector<std::string> Tokenizer::segment_run(std::string_view folded) const {
+StatusOr<std::vector<std::string>> Tokenizer::segment_run(std::string_view folded) const {
   // Stage 3, the first source that knows the run: the segment table, the cache file, the model.
   // Stage 4 (the root snap) is in the pieces of all three: export and the cache file stored
   // snapped pieces, and State::finish snaps the model's answers before keeping or caching them.
@@ -238,12 +251,13 @@ std::vector<std::string> Tokenizer::segment_run(std::string_view folded) const {
   }
   auto it = state_->resolved.find(key);
   if (it == state_->resolved.end() && !state_->in_flight.empty()) {
-    if (!state_->finish().ok()) return {};  // whole run; encode() reports the error
+    // Another call's prefetch: its failure is not this call's (the run is asked for below).
+    static_cast<void>(state_->finish());
     it = state_->resolved.find(key);
   }
   if (it == state_->resolved.end()) {
     ++state_->sync_runs;
-    if (!state_->run(*this, {key}).ok()) return {};  // whole run; encode() reports the error
+    MORPHEUS_RETURN_IF_ERROR(state_->run(*this, {key}));
     it = state_->resolved.find(key);
   }
   pieces = it->second;
@@ -529,7 +543,8 @@ Status Tokenizer::prefetch_begin(const std::vector<std::string>& texts) const {
   std::vector<std::string> missing;
   std::vector<std::string> pieces;
   std::lock_guard<std::mutex> lock(state_->mutex);
-  MORPHEUS_RETURN_IF_ERROR(state_->finish());
+  static_cast<void>(
+      state_->finish());  // an earlier prefetch's runs are asked for again when needed
   FlatStringMap<uint8_t>& known = state_->known;
   for (const std::string& folded : runs) {
     if (known.find(folded) != nullptr) continue;  // each distinct run looked up once per input
@@ -672,8 +687,7 @@ Status Tokenizer::encode(std::string_view text, const EncodeOptions& options,
   if (offsets != nullptr) {
     char_spans(text, bytes->data() + first, bytes->size() - first, &offsets->chars);
   }
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->error;
+  return ok_status();
 }
 
 Status Tokenizer::decode(const std::vector<int32_t>& ids, std::string* text,
@@ -741,8 +755,6 @@ StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) con
         pieces.emplace_back(word.substr(span.begin, span.end - span.begin));
         return ok_status();
       }));
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  MORPHEUS_RETURN_IF_ERROR(state_->error);
   return pieces;
 }
 
@@ -754,7 +766,7 @@ StatusOr<Segmenter*> Tokenizer::model() const {
 
 bool Tokenizer::model_created() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->created;
+  return state_->model != nullptr;
 }
 
 uint64_t Tokenizer::table_hits() const { return state_->table_hits.load(); }

@@ -17,7 +17,8 @@
 //                    table (segments.bin: every word type of the export), the cache file
 //                    (--cache-file, segment_cache.h), the model (a Segmenter made by name through
 //                    the factory of segmenter.h on the first miss: "morpheus-model" in process, or
-//                    "morpheus-server", the model server co-process).
+//                    "morpheus-server", the model server co-process; or, for a directory whose
+//                    morpheus.json names its own segmenter, that one: directory_segmenter).
 //   4. root snap     for exports with --root-snap: the model's pieces re-cut at the dictionary
 //                    root (morph/root_snap.h; root_snap/ of the directory, loaded with the model).
 //                    The segment table and the cache file hold pieces that already went through
@@ -79,6 +80,13 @@ constexpr const char* kSegmentTableFile = "segments.bin";
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
 
+// What cuts the letter runs the table lacks: the "segmenter" entry of morpheus.json names it.
+// "morpheus-model" (and a directory without the entry) is the neural model, created through the
+// caller's SegmenterSpec; any other name is a registered segmenter created from the directory's
+// own files (e.g. "bpe", "unigram": tokenizer/cbpe/plain_segmenters.h).
+constexpr const char* kModelSegmenter = "morpheus-model";
+std::string directory_segmenter(const nlohmann::json& config);
+
 // The config file of the tokenizer directory `dir`, for every reader: dir/morpheus.json when
 // present, else dir/tokenizer.json when present (an older export), else dir/morpheus.json (so
 // an error about a missing config names the current file).
@@ -117,8 +125,8 @@ class Tokenizer {
   // Loads morpheus.json (tokenizer_config_path), pieces.json and segments.bin of `dir`, checking
   // the format version and the checksums of these files; with self_test, the self-test texts must
   // encode to their stored ids. `model` names the model segmenter of stage 3 (its path is set to
-  // `dir`); it is created at most once, on the first letter run the table and the cache file lack
-  // (an empty name: such runs fail with FAILED_PRECONDITION).
+  // `dir`); it is created on the first letter run the table and the cache file lack, and again
+  // after a model call failed (an empty name: such runs fail with FAILED_PRECONDITION).
   static StatusOr<std::unique_ptr<Tokenizer>> load(const std::string& dir, bool self_test,
                                                    SegmenterSpec model);
   ~Tokenizer();
@@ -127,7 +135,8 @@ class Tokenizer {
 
   // The ids of `text` appended to *ids (PieceCodec::encode); invalid UTF-8 is INVALID_ARGUMENT
   // naming the byte offset unless allow_invalid (then byte tokens). Fails when the model was
-  // needed and could not be created or failed. Thread-safe.
+  // needed by this call and could not be created or failed; every call has its own outcome (a
+  // later call creates the model again, a failure never reaches another call). Thread-safe.
   Status encode(std::string_view text, std::vector<int32_t>* ids, bool allow_invalid) const;
   // The same with <s>/</s> on request and, when `offsets` is given, one span per id appended to
   // offsets->bytes and offsets->chars (counted from the start of `text`).
@@ -187,8 +196,10 @@ class Tokenizer {
   // cache file is tied to.
   uint64_t id() const { return id_; }
   // The model segmenter of stage 3 (created on first use, self-tested; owned by this tokenizer),
-  // or its creation error. Its pieces are the model's, before the root snap.
+  // or its creation error. Its pieces are the model's, before the root snap. The pointer is
+  // valid until a model call fails (the tokenizer then drops the model).
   StatusOr<Segmenter*> model() const;
+  // Whether a model is created now (none before the first miss or after a failure).
   bool model_created() const;
 
   // Letter runs answered by the table / sent to the model since loading.
@@ -209,9 +220,9 @@ class Tokenizer {
   class Stages;
   struct State;
   Tokenizer();
-  // Stages 3 and 4 of one folded letter run; an error leaves the run whole and is kept for
-  // encode/segment to report.
-  std::vector<std::string> segment_run(std::string_view folded) const;
+  // Stages 3 and 4 of one folded letter run. A model failure is this call's error only: the
+  // model is dropped and the next run that needs it creates it again.
+  StatusOr<std::vector<std::string>> segment_run(std::string_view folded) const;
   // Whether prefetch_begin skips this block's scan (see prefetch_begin).
   bool skip_scan() const;
   // The self-test texts of morpheus.json must encode to their stored ids and decode back.

@@ -192,6 +192,41 @@ TEST(PieceCodecTest, AcceptsASegmenterInterface) {
             (std::vector<int32_t>{codec.piece_id("ev"), codec.piece_id("de")}));
 }
 
+// Fails the calls while *failing is set, else segments "evler" as ev|ler.
+class FailingSegmenter : public Segmenter {
+ public:
+  explicit FailingSegmenter(const bool* failing) : failing_(failing) {}
+  StatusOr<Segmentation> segment(const std::vector<std::string>& words) const override {
+    if (*failing_) return io_error("segmenter failed (injected)");
+    Segmentation out;
+    for (const std::string& w : words) {
+      out.push_back(w == "evler" ? std::vector<std::string>{"ev", "ler"}
+                                 : std::vector<std::string>{w});
+    }
+    return out;
+  }
+  std::string name() const override { return "failing"; }
+
+ private:
+  const bool* failing_;
+};
+
+TEST(PieceCodecTest, SegmenterErrorFailsTheCallAndIsNotCached) {
+  bool failing = true;
+  const PieceCodec codec =
+      PieceCodec::create({"ev", "ler", "evler"}, std::make_shared<FailingSegmenter>(&failing))
+          .value();
+  std::vector<int32_t> ids;
+  const Status s = codec.encode("evler", &ids);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("injected"), std::string::npos);
+  EXPECT_EQ(codec.segment_word("evler").status().code(), StatusCode::kIoError);
+  failing = false;  // the next calls ask the segmenter again: its pieces, not the whole run
+  EXPECT_EQ(codec.encode("evler").value(),
+            (std::vector<int32_t>{codec.piece_id("ev"), codec.piece_id("ler")}));
+  EXPECT_EQ(codec.segment_word("Evler").value(), (std::vector<std::string>{"Ev", "ler"}));
+}
+
 TEST(PieceCodecTest, CacheDoesNotChangeIds) {
   PieceCodecOptions no_cache;
   no_cache.cache_capacity = 0;

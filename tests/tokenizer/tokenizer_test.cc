@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -246,6 +250,120 @@ TEST(TokenizerTest, ModelCreationErrorFailsEncodeOfMissesOnly) {
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   EXPECT_NE(s.message().find("model.pt"), std::string::npos);
   EXPECT_EQ((*tok)->prefetch({"başka"}).code(), StatusCode::kDataLoss);
+  EXPECT_TRUE((*tok)->encode("kitap", &ids, false).ok());  // table hits still encode
+}
+
+// Faults injected into a model segmenter: the next `fail` model calls fail (after running
+// `during_failure` inside the failing call); every model created and every call is counted.
+struct ModelFaults {
+  std::atomic<int> fail{0};
+  std::atomic<int> created{0};
+  std::atomic<int> calls{0};
+  std::function<void()> during_failure;
+};
+
+// A PairSegmenter whose calls fail as `faults` says (a model co-process that dies).
+class FlakyModel : public Segmenter {
+ public:
+  explicit FlakyModel(ModelFaults* faults) : faults_(faults), pairs_(&pair_calls_) {}
+  std::string name() const override { return "flaky"; }
+  StatusOr<Segmentation> segment(const std::vector<std::string>& runs) const override {
+    ++faults_->calls;
+    if (faults_->fail > 0) {
+      --faults_->fail;
+      if (faults_->during_failure) faults_->during_failure();
+      return io_error("model server ended (injected fault)");
+    }
+    return pairs_.segment(runs);
+  }
+
+ private:
+  ModelFaults* faults_;
+  mutable int pair_calls_ = 0;
+  PairSegmenter pairs_;
+};
+
+StatusOr<std::unique_ptr<Tokenizer>> load_flaky(const std::string& tag, ModelFaults* faults) {
+  return Tokenizer::load(
+      write_dir(tag), true, test_model([faults]() {
+        ++faults->created;
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<FlakyModel>(faults));
+      }));
+}
+
+// The ids of `text` from a tokenizer whose model never fails.
+std::vector<int32_t> reference_ids(const std::string& text) {
+  int calls = 0;
+  const auto tok = load_with_pairs("tokdir_reference", &calls);
+  std::vector<int32_t> ids;
+  EXPECT_TRUE(tok.ok() && (*tok)->encode(text, &ids, false).ok());
+  return ids;
+}
+
+TEST(TokenizerTest, FailedModelCallIsThatCallsOwnAndTheNextCallRetries) {
+  ModelFaults faults;
+  const auto tok = load_flaky("tokdir_flaky", &faults);
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  faults.fail = 1;
+  std::vector<int32_t> ids;
+  const Status failed = (*tok)->encode("Evler okulda", &ids, false);
+  EXPECT_EQ(failed.code(), StatusCode::kIoError);
+  EXPECT_NE(failed.message().find("injected fault"), std::string::npos) << failed.message();
+  EXPECT_FALSE((*tok)->model_created());  // dropped: the next miss creates it anew
+  // Table hits never needed the model and still encode.
+  ids.clear();
+  ASSERT_TRUE((*tok)->encode("Kitaplarımızdan evlerde", &ids, false).ok());
+  EXPECT_EQ(decoded(**tok, ids), "Kitaplarımızdan evlerde");
+  // The same text again: the model is created again and answers (its pieces, not the whole run).
+  ids.clear();
+  const Status again = (*tok)->encode("Evler okulda", &ids, false);
+  ASSERT_TRUE(again.ok()) << again.to_string();
+  EXPECT_EQ(ids, reference_ids("Evler okulda"));
+  // The model's pairs ev|le|r in vocabulary units (a run kept whole would back off to ev|ler).
+  EXPECT_EQ((*tok)->segment("Evler").value(), (std::vector<std::string>{"Ev", "l", "e", "r"}));
+  EXPECT_EQ(faults.created, 2);
+  // A failed prefetch is the prefetching call's error; the runs are asked for again when encoded.
+  faults.fail = 1;
+  EXPECT_EQ((*tok)->prefetch({"yeni masa"}).code(), StatusCode::kIoError);
+  ids.clear();
+  ASSERT_TRUE((*tok)->encode("yeni masa", &ids, false).ok());
+  EXPECT_EQ(ids, reference_ids("yeni masa"));
+  EXPECT_EQ(faults.created, 3);
+}
+
+TEST(TokenizerTest, ModelFailureNeverReachesAnotherThread) {
+  ModelFaults faults;
+  const auto tok = load_flaky("tokdir_flaky_threads", &faults);
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  std::promise<void> inside;  // thread A is inside its failing model call
+  std::promise<void> table_done;
+  std::shared_future<void> table_done_future = table_done.get_future().share();
+  faults.during_failure = [&]() {
+    inside.set_value();
+    // Waits (bounded) for thread B's table-hit encode, so it runs while the call fails.
+    table_done_future.wait_for(std::chrono::seconds(30));
+  };
+  faults.fail = 1;
+  Status a_status;
+  std::thread a([&]() {
+    std::vector<int32_t> ids;
+    a_status = (*tok)->encode("okulda", &ids, false);
+  });
+  ASSERT_EQ(inside.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  std::vector<int32_t> table_ids;
+  const Status table_status = (*tok)->encode("Kitaplarımızdan evlerde", &table_ids, false);
+  table_done.set_value();
+  std::vector<int32_t> model_ids;  // needs the model: waits for thread A's call, then retries
+  const Status model_status = (*tok)->encode("Evlerimiz", &model_ids, false);
+  a.join();
+  EXPECT_EQ(a_status.code(), StatusCode::kIoError);
+  ASSERT_TRUE(table_status.ok()) << table_status.to_string();
+  EXPECT_EQ(decoded(**tok, table_ids), "Kitaplarımızdan evlerde");
+  ASSERT_TRUE(model_status.ok()) << model_status.to_string();
+  EXPECT_EQ(model_ids, reference_ids("Evlerimiz"));
+  std::vector<int32_t> ids;
+  ASSERT_TRUE((*tok)->encode("okulda", &ids, false).ok());  // thread A's text, now answered
+  EXPECT_EQ(ids, reference_ids("okulda"));
 }
 
 TEST(TokenizerTest, CacheFileAnswersMissesOfALaterRunWithoutTheModel) {
