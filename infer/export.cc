@@ -1,247 +1,96 @@
 // SPDX-License-Identifier: MIT
-// `morpheus export`: the word types through the model and the root snap, the piece vocabulary,
-// the directory with its self-tests.
+// `morpheus export`: the checkpoint's model as the letter-run segmenter of the tokenizer
+// directory writer (exporter/tokenizer_writer.h).
 #include "infer/export.h"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <charconv>
-#include <chrono>
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 
 #include "core/file_util.h"
-#include "core/hash.h"
 #include "core/json_config.h"
-#include "core/logging.h"
-#include "core/progress.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "exporter/tokenizer_writer.h"
 #include "infer/model_card.h"
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
-#include "morph/root_lexicon.h"
-#include "morph/root_snap.h"
-#include "tokenizer/piece_codec.h"
-#include "tokenizer/pretokenizer.h"
-#include "tokenizer/segment_table.h"
-#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
-using tokenizer::fold_run;
-using tokenizer::kRootSnapRoots;
-using tokenizer::kRootSnapSuffixes;
-using tokenizer::SegmentTable;
 
-// The exported segmentation of folded letter runs: the model's pieces, then the root snap when
-// the export has one (stages 3 and 4 of tokenizer/tokenizer.h, as encode applies them to a run
-// the table lacks).
-struct ExportSegmenter {
-  const NeuralSegmenter& model;
-  const morph::RootLexicon* root_snap;  // null without --root-snap
+// The model as the writer's segmenter: its pieces, its decision margins and chunk length, its
+// letters, its files (model/, char_vocab.json) and its config entries.
+class ModelRunSegmenter : public exporter::RunSegmenter {
+ public:
+  ModelRunSegmenter(const ExportOptions& options, model::Morpheus model, model::CharVocab chars,
+                    std::string chars_path)
+      : options_(options),
+        model_(model),
+        chars_(chars),
+        chars_path_(std::move(chars_path)),
+        segmenter_(std::move(model), std::move(chars), segmenter_options(options)) {}
 
-  std::vector<std::vector<std::string>> segment(const std::vector<std::string>& runs) const {
-    std::vector<std::vector<std::string>> pieces = model.segment_many(runs);
-    if (root_snap != nullptr) {
-      for (std::vector<std::string>& p : pieces) p = morph::snap_pieces(*root_snap, std::move(p));
-    }
-    return pieces;
+  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
+    return segmenter_.segment_many(runs);
   }
+  float decision_margin(std::string_view run) const override {
+    return segmenter_.decision_margin(run);
+  }
+  size_t max_chunk_chars() const override {
+    return static_cast<size_t>(segmenter_.max_chunk_chars());
+  }
+  std::vector<std::string> letters() const override {
+    std::vector<std::string> out;
+    for (uint32_t id = model::CharVocab::kNumSpecials; id < chars_.size(); ++id) {
+      const char32_t c = chars_.char_of(id);
+      if (unicode::is_letter(c)) out.push_back(utf8::encode(c));
+    }
+    return out;
+  }
+  StatusOr<std::vector<std::string>> write_files(const std::string& dir) const override {
+    MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model_, {}));
+    MORPHEUS_ASSIGN_OR_RETURN(std::string chars, read_file(chars_path_));
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "char_vocab.json"), chars));
+    return std::vector<std::string>{"char_vocab.json", "model/model.pt", "model/config.json"};
+  }
+  json config() const override {
+    // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
+    StatusOr<json> meta = load_json_file(path_join(options_.checkpoint, "meta.json"));
+    const std::string source_sum =
+        meta.ok() ? meta->value("model_pt_fnv1a64", std::string()) : std::string();
+    return json{
+        {"segmenter", {{"name", "morpheus-model"}}},
+        {"source_checkpoint_model_pt_fnv1a64", source_sum},
+        {"threshold", options_.threshold > 0 ? options_.threshold : model_->config.threshold},
+        {"max_word_len", model_->config.max_word_len}};
+  }
+
+ private:
+  static NeuralSegmenterOptions segmenter_options(const ExportOptions& options) {
+    NeuralSegmenterOptions o;
+    o.cache_capacity = 0;
+    o.threshold = options.threshold;
+    o.device = options.device;
+    return o;
+  }
+
+  const ExportOptions& options_;
+  mutable model::Morpheus model_;  // a module handle: saving it needs a non-const one
+  model::CharVocab chars_;
+  std::string chars_path_;
+  NeuralSegmenter segmenter_;
 };
-
-constexpr float kSelfTestMargin = 0.05f;  // logit distance from the threshold for sample words
-
-std::string capitalize(const std::string& word) {
-  StatusOr<std::u32string> cps = utf8::decode(word);
-  if (!cps.ok() || cps->empty()) return word;
-  (*cps)[0] = unicode::to_upper((*cps)[0], true);
-  return utf8::encode(*cps);
-}
-
-// Removes `path` (file or directory tree) if present.
-void remove_quietly(const std::string& path) {
-  std::error_code ec;
-  fs::remove_all(path, ec);
-}
-
-Status copy_file(const std::string& from, const std::string& to) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::string content, read_file(from));
-  return write_file_atomic(to, content);
-}
-
-// Letter runs far from the decision threshold (model self-test), across the frequency range.
-std::vector<std::string> decisive_runs(const NeuralSegmenter& seg,
-                                       const std::vector<std::pair<std::string, uint64_t>>& words) {
-  std::vector<std::string> picked;
-  const size_t stride = std::max<size_t>(1, words.size() / 400);
-  for (size_t i = 0; i < words.size() && picked.size() < 48; i += stride) {
-    const std::string& w = words[i].first;
-    StatusOr<std::vector<tokenizer::Span>> spans = tokenizer::pretokenize(w);
-    if (!spans.ok() || spans->size() != 1 || (*spans)[0].kind != tokenizer::SpanKind::kLetter) {
-      continue;
-    }
-    const std::string folded = fold_run(w);
-    if (utf8::length(folded) < 2) continue;
-    if (seg.decision_margin(folded) < kSelfTestMargin) continue;
-    picked.push_back(folded);
-  }
-  // A letter run longer than the model's words (chunked), when its chunks are decisive.
-  std::string long_run;
-  for (const std::string& w : picked) long_run += w;
-  const size_t cap = static_cast<size_t>(seg.max_chunk_chars()) * 2 + 3;
-  StatusOr<std::u32string> cps = utf8::decode(long_run);
-  if (cps.ok() && cps->size() > cap) {
-    long_run = utf8::encode(cps->substr(0, cap));
-    if (seg.decision_margin(long_run) >= kSelfTestMargin) picked.push_back(long_run);
-  }
-  return picked;
-}
-
-// Table self-test texts: sentences of the table's runs (`words`: folded, in the table) with case,
-// punctuation, digits and other scripts; a text with a letter run outside the table is dropped
-// (the table self-test must not need the model).
-std::vector<std::string> self_test_texts(const std::vector<std::string>& words,
-                                         const SegmentTable& table) {
-  std::vector<std::string> texts;
-  const char* tails[] = {", 2026'da!", " — «tamam»", "\t42 😀", "  (x) ", ".", "?"};
-  for (size_t start = 0, k = 0; start < words.size(); start += 8, ++k) {
-    std::string text;
-    for (size_t j = start; j < std::min(words.size(), start + 8); ++j) {
-      if (!text.empty()) text += ' ';
-      text += j == start ? capitalize(words[j]) : words[j];
-    }
-    text += tails[k % 6];
-    texts.push_back(text);
-  }
-  texts.push_back("İSTANBUL'da 3,5 °C — Ελλάδα 東京 👩🏽‍💻\r\n");
-  std::vector<std::string> kept;
-  std::vector<tokenizer::Span> spans;
-  std::vector<std::string> scratch;
-  for (const std::string& text : texts) {
-    spans.clear();
-    tokenizer::pretokenize_into(text, spans);
-    bool covered = true;
-    for (const tokenizer::Span& span : spans) {
-      if (span.kind == tokenizer::SpanKind::kLetter &&
-          !table.lookup(fold_run(span.text(text)), &scratch)) {
-        covered = false;
-      }
-    }
-    if (covered) kept.push_back(text);
-  }
-  return kept;
-}
-
-// With the root snap, the dictionary roots the pieces lack fill the rest of the budget (the snap
-// cuts unseen words at such roots, which would otherwise back off to smaller pieces): roots that
-// begin more of the exported runs first, then by string. Their count is 0.
-void add_lexicon_roots(const morph::RootLexicon& lexicon, const std::vector<std::string>& runs,
-                       size_t budget, std::vector<std::string>* pieces,
-                       std::vector<uint64_t>* counts, std::unordered_set<std::string>* seen) {
-  std::unordered_map<std::u32string, uint64_t> begins;
-  for (const std::string& run : runs) {
-    StatusOr<std::u32string> cps = utf8::decode(run);
-    if (!cps.ok()) continue;
-    for (size_t len = 1; len < cps->size(); ++len) {
-      const std::u32string prefix = cps->substr(0, len);
-      if (lexicon.is_root(prefix)) ++begins[prefix];
-    }
-  }
-  std::vector<std::pair<std::string, uint64_t>> ranked;
-  for (const auto& [root, flags] : lexicon.roots()) {
-    if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) continue;
-    std::string piece = utf8::encode(root);
-    if (seen->count(piece) > 0) continue;
-    const auto it = begins.find(root);
-    ranked.emplace_back(std::move(piece), it == begins.end() ? 0 : it->second);
-  }
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  for (auto& entry : ranked) {
-    if (pieces->size() >= budget) break;
-    seen->insert(entry.first);
-    pieces->push_back(std::move(entry.first));
-    counts->push_back(0);
-  }
-}
-
-}  // namespace
-
-StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path) {
-  LineReader reader;
-  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
-  std::vector<std::pair<std::string, uint64_t>> out;
-  std::string line;
-  while (reader.next(&line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const size_t tab = line.find('\t');
-    std::string word = line.substr(0, tab);
-    uint64_t count = 1;
-    if (tab != std::string::npos) {
-      const char* b = line.data() + tab + 1;
-      const char* e = line.data() + line.size();
-      const auto [p, ec] = std::from_chars(b, e, count);
-      if (ec != std::errc() || p != e) {
-        return invalid_argument(path + ":" + std::to_string(reader.line_number()) +
-                                    ": expected word<TAB>count, got \"" + line + "\"",
-                                "the words.tsv written by morpheus prepare has this format");
-      }
-    }
-    if (word == "<unk>" || word.empty()) continue;
-    out.emplace_back(std::move(word), count);
-  }
-  MORPHEUS_RETURN_IF_ERROR(reader.status());
-  return out;
-}
-
-namespace {
-
-// Everything one export computes, stage by stage.
-struct ExportState {
-  std::string chars_path;
-  model::CharVocab chars;
-  std::vector<std::pair<std::string, uint64_t>> words;  // by count, descending
-  std::unordered_map<std::string, uint64_t> run_counts;
-  std::unordered_map<std::string, uint64_t> piece_counts;
-  std::vector<std::string> runs;  // folded letter runs, sorted
-  std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
-  std::vector<std::string> pieces;
-  std::vector<uint64_t> counts;
-};
-
-// Ids before the pieces and after them (special tokens, user symbols): the piece budget is the
-// rest of --vocab-size.
-size_t reserved_ids(const ExportOptions& options) {
-  return tokenizer::PieceCodec::kFirstPieceId + options.special_tokens.size() +
-         options.user_symbols.size();
-}
 
 Status check_export_options(const ExportOptions& options) {
-  if (options.vocab_size <= reserved_ids(options)) {
-    return invalid_argument(
-        "--vocab-size " + std::to_string(options.vocab_size) + " leaves no room for pieces",
-        "256 byte tokens, <cap>/<upper>/<upper_word>, the special tokens and the user symbols "
-        "take ids too; use e.g. 50000");
-  }
-  MORPHEUS_RETURN_IF_ERROR(
-      tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
+  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(writer_options(options)));
   if (options.threshold != 0 && !(options.threshold > 0 && options.threshold < 1)) {
     return invalid_argument("--threshold must be in (0, 1), got " +
                             std::to_string(options.threshold));
   }
-  if (!options.card_eval.empty()) MORPHEUS_RETURN_IF_ERROR(check_readable_file(options.card_eval));
   return ok_status();
 }
 
@@ -269,303 +118,45 @@ StatusOr<json> provenance(const ExportOptions& options) {
   return export_provenance(inputs);
 }
 
-Status load_char_vocab(const ExportOptions& options, const model::Morpheus& model,
-                       ExportState* state) {
-  state->chars_path = path_join(options.checkpoint, "char_vocab.json");
-  MORPHEUS_ASSIGN_OR_RETURN(state->chars, model::CharVocab::load(state->chars_path));
-  if (static_cast<int64_t>(state->chars.size()) != model->config.char_vocab_size) {
-    return invalid_argument(state->chars_path + " has " + std::to_string(state->chars.size()) +
+StatusOr<model::CharVocab> load_char_vocab(const std::string& path, const model::Morpheus& model) {
+  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(path));
+  if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
+    return invalid_argument(path + " has " + std::to_string(chars.size()) +
                                 " symbols but the model was built for " +
                                 std::to_string(model->config.char_vocab_size),
                             "use the char_vocab.json the model was trained with");
   }
-  return ok_status();
-}
-
-// Adds `weight` to the pieces the apostrophe convention keeps whole in `spans` of `text`: a
-// proper name before an apostrophe (folded), and the apostrophe with its suffix chain ("'da").
-void count_apostrophe_pieces(std::string_view text, const std::vector<tokenizer::Span>& spans,
-                             uint64_t weight,
-                             std::unordered_map<std::string, uint64_t>* piece_counts) {
-  using tokenizer::ApostropheRole;
-  for (size_t k = 0; k < spans.size(); ++k) {
-    if (tokenizer::apostrophe_role(spans, k) == ApostropheRole::kProperName) {
-      (*piece_counts)[fold_run(spans[k].text(text))] += weight;
-    } else if (spans[k].kind == tokenizer::SpanKind::kApostrophe &&
-               tokenizer::apostrophe_role(spans, k + 1) == ApostropheRole::kSuffixChain) {
-      (*piece_counts)[std::string(spans[k].text(text)) + fold_run(spans[k + 1].text(text))] +=
-          weight;
-    }
-  }
-}
-
-// Folded letter runs and other spans of the word types, weighted by the word counts, and the
-// apostrophe pieces of the word types.
-void count_spans(ExportState* state) {
-  using tokenizer::SpanKind;
-  std::vector<tokenizer::Span> spans;
-  for (const auto& [word, count] : state->words) {
-    spans.clear();
-    tokenizer::pretokenize_into(word, spans);
-    for (const tokenizer::Span& span : spans) {
-      const std::string_view text = span.text(word);
-      if (span.kind == SpanKind::kLetter) {
-        state->run_counts[fold_run(text)] += count;
-      } else if (span.kind == SpanKind::kDigit || span.kind == SpanKind::kOther) {
-        state->piece_counts[std::string(text)] += count;
-      }
-    }
-    count_apostrophe_pieces(word, spans, count, &state->piece_counts);
-  }
-  state->runs.reserve(state->run_counts.size());
-  for (const auto& entry : state->run_counts) state->runs.push_back(entry.first);
-  std::sort(state->runs.begin(), state->runs.end());
-}
-
-// The apostrophe pieces of running text (ExportOptions::text), one count per occurrence.
-Status count_text_apostrophe_pieces(const std::string& path, ExportState* state) {
-  LineReader reader;
-  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
-  std::vector<tokenizer::Span> spans;
-  std::string line;
-  while (reader.next(&line)) {
-    spans.clear();
-    tokenizer::pretokenize_into(line, spans);
-    count_apostrophe_pieces(line, spans, 1, &state->piece_counts);
-  }
-  return reader.status();
-}
-
-// The model's pieces of every run: the segment table, and the piece counts.
-void segment_runs(const ExportSegmenter& segmenter, ExportState* state) {
-  const std::vector<std::string>& runs = state->runs;
-  state->table_entries.reserve(runs.size());
-  ProgressBar bar("export: segment", runs.size(), "words");
-  constexpr size_t kBlock = 8192;
-  for (size_t begin = 0; begin < runs.size(); begin += kBlock) {
-    const std::vector<std::string> block(
-        runs.begin() + static_cast<std::ptrdiff_t>(begin),
-        runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
-    std::vector<std::vector<std::string>> pieces = segmenter.segment(block);
-    for (size_t i = 0; i < block.size(); ++i) {
-      const uint64_t count = state->run_counts[block[i]];
-      for (const std::string& p : pieces[i]) state->piece_counts[p] += count;
-      state->table_entries.emplace_back(block[i], std::move(pieces[i]));
-    }
-    bar.add(block.size());
-  }
-  bar.finish();
-}
-
-// Vocabulary: the model's letters first (so no letter falls back to bytes), then the pieces by
-// weighted count (ties by string) down to min_count, then (with the root snap) dictionary roots.
-// Case is folded (no case duplicates); no word-start marker pieces (the codec restores spacing).
-void distil_vocabulary(const ExportOptions& options, const morph::RootLexicon* root_snap,
-                       ExportState* state) {
-  const size_t budget = options.vocab_size - reserved_ids(options);
-  std::unordered_set<std::string> seen;
-  for (uint32_t id = model::CharVocab::kNumSpecials;
-       id < state->chars.size() && state->pieces.size() < budget; ++id) {
-    const char32_t c = state->chars.char_of(id);
-    if (!unicode::is_letter(c)) continue;
-    std::string s = utf8::encode(c);
-    const auto it = state->piece_counts.find(s);
-    state->counts.push_back(it == state->piece_counts.end() ? 0 : it->second);
-    seen.insert(s);
-    state->pieces.push_back(std::move(s));
-  }
-  std::vector<std::pair<std::string, uint64_t>> ranked(state->piece_counts.begin(),
-                                                       state->piece_counts.end());
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  for (const auto& [piece, count] : ranked) {
-    if (state->pieces.size() >= budget || count < options.min_count) break;
-    if (!seen.insert(piece).second) continue;
-    state->pieces.push_back(piece);
-    state->counts.push_back(count);
-  }
-  if (root_snap != nullptr) {
-    add_lexicon_roots(*root_snap, state->runs, budget, &state->pieces, &state->counts, &seen);
-  }
-}
-
-// The config (morpheus.json) without its self-tests; `files` holds the checksums of the written
-// files.
-json tokenizer_config(const ExportOptions& options, const model::Morpheus& model,
-                      const ExportState& state, json files) {
-  // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
-  StatusOr<json> source_meta = load_json_file(path_join(options.checkpoint, "meta.json"));
-  const std::string source_sum =
-      source_meta.ok() ? source_meta->value("model_pt_fnv1a64", std::string()) : std::string();
-  return json{{"format_version", tokenizer::kTokenizerFormatVersion},
-              {"source_checkpoint_model_pt_fnv1a64", source_sum},
-              {"kind", tokenizer::kTokenizerKind},
-              {"vocab_size", reserved_ids(options) + state.pieces.size()},
-              {"num_pieces", state.pieces.size()},
-              {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
-              {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
-              {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
-              {"first_special_id", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
-              {"special_tokens", options.special_tokens},
-              {"user_symbols", options.user_symbols},
-              {"turkish_case", true},
-              {"vocabulary_backoff", "fewest pieces inside each model piece"},
-              {"turkish_apostrophe", true},
-              {"threshold", options.threshold > 0 ? options.threshold : model->config.threshold},
-              {"root_snap", options.root_snap},
-              {"root_snap_rule", morph::kRootSnapRule},
-              {"max_word_len", model->config.max_word_len},
-              {"min_count", options.min_count},
-              {"word_types", state.words.size()},
-              {"table_runs", state.runs.size()},
-              {"files", std::move(files)},
-              {"self_test", json::array()},
-              {"model_self_test", json::array()}};
-}
-
-// The model, vocabularies, table and words of the tokenizer directory `dir`; returns the
-// checksums of the files load() verifies.
-StatusOr<json> write_export_files(const std::string& dir, const ExportOptions& options,
-                                  model::Morpheus model, ExportState* state) {
-  MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model, {}));
-  MORPHEUS_RETURN_IF_ERROR(copy_file(state->chars_path, path_join(dir, "char_vocab.json")));
-  std::vector<std::string> checked = {"pieces.json", tokenizer::kSegmentTableFile,
-                                      "char_vocab.json", "model/model.pt", "model/config.json"};
-  if (options.root_snap) {
-    MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(dir, "root_snap")));
-    MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(dir, kRootSnapRoots)));
-    MORPHEUS_RETURN_IF_ERROR(copy_file(options.suffix_lexicon, path_join(dir, kRootSnapSuffixes)));
-    checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
-  }
-  MORPHEUS_RETURN_IF_ERROR(
-      write_file_atomic(path_join(dir, "pieces.json"),
-                        json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
-  MORPHEUS_RETURN_IF_ERROR(
-      write_file_atomic(path_join(dir, tokenizer::kSegmentTableFile),
-                        SegmentTable::serialize(std::move(state->table_entries))));
-  std::string words_tsv;
-  for (const auto& [word, count] : state->words) {
-    words_tsv += word + "\t" + std::to_string(count) + "\n";
-  }
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "words.tsv"), words_tsv));
-  json files = json::object();
-  for (const std::string& f : checked) {
-    MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(dir, f)));
-    files[f] = sum;
-  }
-  return files;
-}
-
-// Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table only:
-// no model), added to `config`.
-Status add_self_tests(const std::string& dir, const ExportSegmenter& segmenter,
-                      const ExportState& state, json* config) {
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
-                            tokenizer::Tokenizer::load(dir, false, {}));
-  const std::vector<std::string> decisive = decisive_runs(segmenter.model, state.words);
-  const std::vector<std::vector<std::string>> decisive_pieces = segmenter.segment(decisive);
-  for (size_t i = 0; i < decisive.size(); ++i) {
-    (*config)["model_self_test"].push_back(
-        json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
-  }
-  for (const std::string& text : self_test_texts(decisive, tok->table())) {
-    std::vector<int32_t> ids;
-    MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
-    (*config)["self_test"].push_back(json{{"text", text}, {"ids", ids}});
-  }
-  MORPHEUS_ASSIGN_OR_RETURN((*config)["special_self_test"],
-                            tokenizer::make_special_self_test(*tok));
-  return ok_status();
-}
-
-// Writes the whole directory into `tmp`; morpheus.json last, with its self-tests, then the
-// model card.
-Status write_export_dir(const std::string& tmp, const ExportOptions& options,
-                        const model::Morpheus& model, const ExportSegmenter& segmenter,
-                        ExportState* state) {
-  MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
-  MORPHEUS_ASSIGN_OR_RETURN(json files, write_export_files(tmp, options, model, state));
-  json config = tokenizer_config(options, model, *state, std::move(files));
-  MORPHEUS_ASSIGN_OR_RETURN(config["provenance"], provenance(options));
-  const std::string config_path = path_join(tmp, tokenizer::kTokenizerConfigFile);
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
-  MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
-  std::string report;
-  if (!options.card_eval.empty()) {
-    MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
-  }
-  return write_file_atomic(path_join(tmp, "README.md"), model_card(config, report));
-}
-
-// Moves the finished directory `tmp` into place at `out`, replacing what was there (so no
-// tokenizer.json of an older export is left beside the new morpheus.json).
-Status replace_dir(const std::string& tmp, const std::string& out) {
-  const std::string old = out + ".old-" + std::to_string(::getpid());
-  std::error_code ec;
-  if (fs::exists(out, ec)) fs::rename(out, old, ec);
-  if (!ec) fs::rename(tmp, out, ec);
-  if (ec) {
-    remove_quietly(tmp);
-    return io_error("cannot move the tokenizer into " + out + ": " + ec.message(),
-                    "check that the parent directory is writable");
-  }
-  remove_quietly(old);
-  return ok_status();
+  return chars;
 }
 
 }  // namespace
 
+exporter::WriterOptions writer_options(const ExportOptions& options) {
+  exporter::WriterOptions w;
+  w.words = options.words;
+  w.text = options.text;
+  w.out = options.out;
+  w.vocab_size = options.vocab_size;
+  w.special_tokens = options.special_tokens;
+  w.user_symbols = options.user_symbols;
+  w.min_count = options.min_count;
+  w.root_snap = options.root_snap;
+  w.root_lexicon = options.root_lexicon;
+  w.suffix_lexicon = options.suffix_lexicon;
+  w.card_eval = options.card_eval;
+  return w;
+}
+
 Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
-  const auto start = std::chrono::steady_clock::now();
   MORPHEUS_RETURN_IF_ERROR(check_export_options(options));
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(options.checkpoint));
-  ExportState state;
-  MORPHEUS_RETURN_IF_ERROR(load_char_vocab(options, model, &state));
-  MORPHEUS_ASSIGN_OR_RETURN(state.words, read_word_counts(options.words));
-  std::stable_sort(state.words.begin(), state.words.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  count_spans(&state);
-  if (!options.text.empty()) {
-    MORPHEUS_RETURN_IF_ERROR(count_text_apostrophe_pieces(options.text, &state));
-  }
-
-  NeuralSegmenterOptions seg_options;
-  seg_options.cache_capacity = 0;
-  seg_options.threshold = options.threshold;
-  seg_options.device = options.device;
-  const NeuralSegmenter model_segmenter(model, state.chars, seg_options);
-  std::unique_ptr<morph::RootLexicon> root_snap;
-  if (options.root_snap) {
-    MORPHEUS_ASSIGN_OR_RETURN(
-        morph::RootLexicon lexicon,
-        morph::RootLexicon::load(options.root_lexicon, options.suffix_lexicon));
-    root_snap = std::make_unique<morph::RootLexicon>(std::move(lexicon));
-  }
-  const ExportSegmenter segmenter{model_segmenter, root_snap.get()};
-  segment_runs(segmenter, &state);
-  distil_vocabulary(options, root_snap.get(), &state);
-
-  // Everything goes into a temporary sibling directory, then is renamed into place.
-  const std::string out = fs::path(options.out).lexically_normal().string();
-  const std::string tmp = temp_path_for(out);
-  remove_quietly(tmp);
-  const Status status = write_export_dir(tmp, options, model, segmenter, &state);
-  if (!status.ok()) {
-    remove_quietly(tmp);
-    return status;
-  }
-  MORPHEUS_RETURN_IF_ERROR(replace_dir(tmp, out));
-  if (summary != nullptr) {
-    summary->word_types = state.words.size();
-    summary->letter_runs = state.runs.size();
-    summary->pieces = state.pieces.size();
-    summary->seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  return ok_status();
+  const std::string chars_path = path_join(options.checkpoint, "char_vocab.json");
+  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, load_char_vocab(chars_path, model));
+  exporter::WriterOptions w = writer_options(options);
+  MORPHEUS_ASSIGN_OR_RETURN(w.provenance, provenance(options));
+  const ModelRunSegmenter segmenter(options, std::move(model), std::move(chars), chars_path);
+  return exporter::write_tokenizer_dir(w, segmenter, summary);
 }
 
 }  // namespace morpheus::infer

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export`: a checkpoint -> a Morpheus tokenizer directory, read by encode/decode/
-// segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). Format 3:
+// segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). The directory
+// writer is exporter/tokenizer_writer.h; the model is its letter-run segmenter. Format 3:
 //   morpheus.json    {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
+//                     "segmenter":{"name":"morpheus-model"},
 //                     "max_word_len","turkish_case","files":{relative path: checksum},
 //                     "first_special_id","special_tokens":[...],"user_symbols":[...],
 //                     "self_test":[{"text","ids"}],"special_self_test":{...},
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "exporter/tokenizer_writer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
@@ -61,18 +64,14 @@ struct ExportOptions {
   std::string card_eval;
 };
 
-struct ExportSummary {
-  size_t word_types = 0;   // distinct words read
-  size_t letter_runs = 0;  // distinct folded letter runs segmented
-  size_t pieces = 0;       // pieces in the vocabulary
-  double seconds = 0;
-};
+using ExportSummary = exporter::WriterSummary;
 
-// Segments the word types with the model, distils the piece vocabulary (weighted by counts) and
-// writes the tokenizer directory. Errors name the file and line.
+// The writer's share of `options` (exporter/tokenizer_writer.h), without the provenance.
+exporter::WriterOptions writer_options(const ExportOptions& options);
+
+// Loads the checkpoint, segments the word types with its model, distils the piece vocabulary
+// (weighted by counts) and writes the tokenizer directory (exporter/tokenizer_writer.h). Errors
+// name the file and line.
 Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = nullptr);
-
-// Reads a word<TAB>count file (a line without a tab counts 1; "<unk>" lines are skipped).
-StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path);
 
 }  // namespace morpheus::infer

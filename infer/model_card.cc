@@ -51,21 +51,30 @@ std::string demote_headings(const std::string& text) {
   return out;
 }
 
+// `key` of `j` when `j` is an object and holds an object there, else an empty object.
+json object_at(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_object()) return json::object();
+  return j.at(key);
+}
+
 void card_training(const json& provenance, std::string* out) {
   *out += "## How it was trained\n\n";
-  const json& inputs = provenance.value("inputs", json::object());
+  const json inputs = object_at(provenance, "inputs");
   for (const auto& [role, file] : inputs.items()) {
     *out += "- " + role + ": `" + field(file, "path") + "` (" + field(file, "checksum") + ")\n";
   }
-  const json& train = provenance.value("train", json::object());
-  const json& meta = train.value("meta", json());
-  *out += "- checkpoint: `" + field(provenance.value("export", json()), "checkpoint") + "` (" +
-          field(meta, "kind") + ", model.pt " + field(meta, "model_pt_fnv1a64") + ")\n";
-  *out +=
-      "\nThe checkpoint's training configuration (`provenance.train.config` of the config "
-      "file holds it whole):\n\n```json\n" +
-      train.value("config", json()).dump(2) + "\n```\n\nExport options:\n\n```json\n" +
-      provenance.value("export", json()).dump(2) + "\n```\n\n";
+  const json options = object_at(provenance, "export");
+  if (options.contains("checkpoint")) {
+    const json train = object_at(provenance, "train");
+    const json meta = object_at(train, "meta");
+    *out += "- checkpoint: `" + field(options, "checkpoint") + "` (" + field(meta, "kind") +
+            ", model.pt " + field(meta, "model_pt_fnv1a64") + ")\n";
+    *out +=
+        "\nThe checkpoint's training configuration (`provenance.train.config` of the config "
+        "file holds it whole):\n\n```json\n" +
+        train.value("config", json()).dump(2) + "\n```\n";
+  }
+  *out += "\nExport options:\n\n```json\n" + options.dump(2) + "\n```\n\n";
 }
 
 }  // namespace
@@ -89,21 +98,31 @@ StatusOr<json> export_provenance(const ProvenanceInputs& inputs) {
 }
 
 std::string model_card(const json& config, const std::string& eval_report) {
-  const json& provenance = config.value("provenance", json::object());
+  const json provenance = object_at(config, "provenance");
   const std::string commit = field(provenance, "git_describe");
-  std::string out = "# Morpheus tokenizer, " + field(config, "vocab_size") + " ids\n\n";
-  out +=
-      "A Morpheus tokenizer for Turkish: a neural boundary model segments each word into "
-      "morpheme-like pieces, and ids are pieces, 256 byte tokens and case tokens, so every "
-      "UTF-8 text encodes and decodes back exactly. Written by `morpheus export` " +
-      field(provenance, "version") + " (commit " + (commit.empty() ? "unknown" : commit) + ").\n\n";
+  const std::string segmenter =
+      config.value("segmenter", json::object()).value("name", "morpheus-model");
+  const bool neural = segmenter == "morpheus-model";
+  std::string out =
+      std::string(neural ? "# Morpheus tokenizer, " : "# Plain " + segmenter + " tokenizer, ") +
+      field(config, "vocab_size") + " ids\n\n";
+  out += std::string(neural ? "A Morpheus tokenizer for Turkish: a neural boundary model segments "
+                              "each word into morpheme-like pieces"
+                            : "A tokenizer in the Morpheus format whose letter runs are cut by "
+                              "plain " +
+                                  segmenter + " instead of the neural model") +
+         ", and ids are pieces, 256 byte tokens and case tokens, so every UTF-8 text encodes and "
+         "decodes back exactly. Written by `morpheus " +
+         (neural ? "export" : "export-plain") + "` " + field(provenance, "version") + " (commit " +
+         (commit.empty() ? "unknown" : commit) + ").\n\n";
   out += "## Vocabulary\n\n- " + field(config, "vocab_size") +
          " ids: " + field(config, "byte_tokens") + " byte tokens, " +
          std::to_string(config.value("case_tokens", json::array()).size()) + " case tokens, " +
          field(config, "num_pieces") + " pieces" + listed(config, "special_tokens") +
          listed(config, "user_symbols") + "\n";
   out += "- segment table of " + field(config, "table_runs") + " letter runs from " +
-         field(config, "word_types") + " word types; other runs go to the model\n";
+         field(config, "word_types") + " word types; other runs go to the " +
+         (neural ? "model" : segmenter) + "\n";
   out += "- boundary threshold " + field(config, "threshold") + ", root snap " +
          field(config, "root_snap") + "\n\n";
   card_training(provenance, &out);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "python/status_error.h"
+#include "tokenizer/cbpe/plain_segmenters.h"
 #include "tokenizer/model_client.h"
 #include "tokenizer/tokenizer.h"
 
@@ -138,6 +139,7 @@ class Tokenizer {
       request.device = device;
       model = tokenizer::model_server_factory(model_server, request);
     }
+    tokenizer::cbpe::register_plain_segmenters();  // directories cut by plain BPE or Unigram
     tok_ = value_or_raise(tokenizer::Tokenizer::load(path, self_test, std::move(model)));
     if (!cache_file.empty()) check(tok_->attach_cache(cache_file));
   }

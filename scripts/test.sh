@@ -3,7 +3,8 @@
 #   1. setup (apt + npm), 2. format check, 3. CI build (-Werror, unity), clang-tidy on the
 #   changed files (CI=true only; base HEAD~1 or $MORPHEUS_TIDY_BASE) + ctest, then the LibTorch
 #   sources compile-checked against LibTorch 2.6 (Debian trixie's headers, fetched without
-#   changing the system), 4. ASan/UBSan build of the torch-free libraries + ctest, 5. a short libFuzzer run per target.
+#   changing the system), 4. ASan/UBSan build of the torch-free libraries + ctest, 5. the
+#   tokenizer's threaded tests under ThreadSanitizer, 6. a short libFuzzer run per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -27,6 +28,11 @@ echo "== build (asan preset: torch-free, ASan + UBSan)"
 bash scripts/build.sh asan
 echo "== tests (asan preset)"
 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan -j 2
+
+echo "== build (tsan preset: the torch-free tests, ThreadSanitizer)"
+bash scripts/build.sh tsan morpheus_core_tests
+echo "== tests (tsan preset: the tokenizer's threaded tests)"
+ctest --preset tsan -j 2
 
 echo "== fuzzing (libFuzzer, clang, ASan+UBSan; ${MORPHEUS_FUZZ_SECONDS:-10} s per target)"
 bash scripts/fuzz.sh "${MORPHEUS_FUZZ_SECONDS:-10}"

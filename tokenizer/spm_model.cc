@@ -119,7 +119,7 @@ Status spm_train(const SpmTrainOptions& o) {
       {"split_digits", "true"},
       {"normalization_rule_name", "identity"},
       {"remove_extra_whitespaces", "false"},
-      {"add_dummy_prefix", "false"},
+      {"add_dummy_prefix", o.add_dummy_prefix ? "true" : "false"},
       {"hard_vocab_limit", o.hard_vocab_limit ? "true" : "false"},
       {"num_threads", std::to_string(o.threads)},
       {"max_sentence_length", "16384"},
@@ -134,7 +134,8 @@ Status spm_train(const SpmTrainOptions& o) {
                                {"type", o.type},
                                {"vocab_size", o.vocab_size},
                                {"escape", "U+E000 -> U+E000 U+E000; U+2581 -> U+E000 U+E001"},
-                               {"normalization", "identity"}};
+                               {"normalization", "identity"},
+                               {"add_dummy_prefix", o.add_dummy_prefix}};
   return write_file_atomic(path_join(o.out, "spm.json"), meta.dump(2) + "\n");
 }
 
@@ -155,7 +156,13 @@ StatusOr<std::unique_ptr<SpmModel>> SpmModel::load(const std::string& dir) {
                          " morpheus-spm model",
                      "retrain the model with this version of morpheus-spm");
   }
+  const auto dummy_prefix = meta.find("add_dummy_prefix");
+  if (dummy_prefix != meta.end() && !dummy_prefix->is_boolean()) {
+    return data_loss(meta_path + ": \"add_dummy_prefix\" is not true or false",
+                     "retrain the model with this version of morpheus-spm");
+  }
   std::unique_ptr<SpmModel> model(new SpmModel());
+  model->add_dummy_prefix_ = dummy_prefix != meta.end() && dummy_prefix->get<bool>();
   const std::string path = path_join(dir, "spm.model");
   MORPHEUS_RETURN_IF_ERROR(check_readable_file(path));
   const sentencepiece::util::Status s = model->sp_->Load(path);

@@ -2,12 +2,15 @@
 // SentencePiece BPE/Unigram baselines with exact round trip (only in morpheus-spm and its tests;
 // never in a process with LibTorch). Trained with the Morpheus paper's options where they make
 // sense (character coverage 0.9999, byte fallback, split digits) but an identity normalization
-// (no case folding, no NFKC), no extra-whitespace removal and no dummy prefix, so that spaces,
-// tabs, \r, leading/trailing and repeated whitespace all survive.
+// (no case folding, no NFKC), no extra-whitespace removal and, by default, no dummy prefix, so
+// that spaces, tabs, \r, leading/trailing and repeated whitespace all survive. With
+// add_dummy_prefix SentencePiece puts a U+2581 before every non-empty line when it encodes and
+// drops it again when it decodes, so the round trip stays exact.
 // SentencePiece maps ' ' to U+2581 and back, so a literal U+2581 in the text would decode as a
 // space; we escape it (and the escape character) with private-use code points:
 //   U+E000 -> U+E000 U+E000,   U+2581 -> U+E000 U+E001        (spm_escape / spm_unescape)
-// Model directory: spm.model, spm.vocab, spm.json {"format_version":1,"type":...,"escape":...}.
+// Model directory: spm.model, spm.vocab, spm.json {"format_version":1,"type":...,"escape":...,
+// "add_dummy_prefix":true|false} (absent: false).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,7 @@ struct SpmTrainOptions {
   std::string out;  // model directory
   int threads = 2;
   bool hard_vocab_limit = false;  // false: a small corpus may give fewer pieces, not an error
+  bool add_dummy_prefix = false;  // SentencePiece's add_dummy_prefix
 };
 
 // Trains and writes the model directory. Errors (bad type, unreadable corpus, SentencePiece
@@ -51,10 +55,13 @@ class SpmModel {
   // Pieces of a word as surface strings (concatenation == word).
   StatusOr<std::vector<std::string>> segment(std::string_view word) const;
   int vocab_size() const;
+  // As trained (spm.json).
+  bool add_dummy_prefix() const { return add_dummy_prefix_; }
 
  private:
   SpmModel();
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  bool add_dummy_prefix_ = false;
 };
 
 }  // namespace morpheus::tokenizer

@@ -103,7 +103,7 @@ StatusOr<std::unique_ptr<tokenizer::Tokenizer>> load_tokenizer(const std::string
 
 // Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
 StatusOr<std::vector<std::string>> read_word_list(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(auto counts, infer::read_word_counts(path));
+  MORPHEUS_ASSIGN_OR_RETURN(auto counts, exporter::read_word_counts(path));
   std::vector<std::string> words;
   words.reserve(counts.size());
   for (auto& entry : counts) words.push_back(std::move(entry.first));

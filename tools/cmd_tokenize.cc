@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "tokenizer/cbpe/plain_segmenters.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_cache.h"
 #include "tools/codec_io.h"
@@ -204,6 +205,7 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   block.block_lines = args.block_lines;
   block.workers = args.workers;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
+  tokenizer::cbpe::register_plain_segmenters();  // directories cut by plain BPE or Unigram
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> loaded,
                             tokenizer::Tokenizer::load(args.model, true, model(args.request)));
   const tokenizer::Tokenizer& tok = *loaded;

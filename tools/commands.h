@@ -16,6 +16,8 @@ void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
 void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 // cbpe train|encode|decode|segment: constrained BPE (tools/cmd_cbpe.cc).
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
+// export-plain: the Morpheus tokenizer format cut by plain BPE or Unigram (tools/cmd_plain.cc).
+void register_plain_commands(CLI::App& app, CommandRegistry& registry);
 // eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
 void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).

@@ -8,8 +8,10 @@
 #include "tools/spm_commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"morpheus-spm: SentencePiece BPE/Unigram baselines with morpheus I/O conventions",
-               "morpheus-spm"};
+  CLI::App app{
+      "morpheus-spm: SentencePiece BPE/Unigram baselines with morpheus I/O conventions, and the "
+      "Unigram pieces of the plain tokenizers",
+      "morpheus-spm"};
   app.set_version_flag("--version", "morpheus-spm " + morpheus::version_string());
   app.require_subcommand(1);
   app.fallthrough();

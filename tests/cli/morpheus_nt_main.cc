@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   morpheus::tools::register_text_commands(app, registry);
   morpheus::tools::register_hybrid_commands(app, registry);
   morpheus::tools::register_cbpe_commands(app, registry);
+  morpheus::tools::register_plain_commands(app, registry);
   morpheus::tools::register_eval_commands(app, registry);
   morpheus::tools::register_prepare_commands(app, registry);
   return registry.run(app, argc, argv);

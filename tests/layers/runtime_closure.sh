@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # runtime_closure.sh NINJA BUILD_DIR SOURCE_DIR TARGET:REQUIRED_ARCHIVE...
-# The runtime (what encodes, segments and embeds) links neither train/ nor eval/. For each Ninja
-# target of BUILD_DIR, from the build's own records:
-#   * its link line (`ninja -t commands`: the last command) names no archive built in train/ or
-#     eval/, and names REQUIRED_ARCHIVE (so that the libraries it stands for are covered: a static
-#     library's dependencies reach the link line of every binary that links it);
+# The runtime (what encodes, segments and embeds) links neither train/ nor eval/ nor the
+# tokenizer's trainer (exporter/). For each Ninja target of BUILD_DIR, from the build's own records:
+#   * its link line (`ninja -t commands`: the last command) names no archive built in train/,
+#     eval/ or exporter/, and names REQUIRED_ARCHIVE (so that the libraries it stands for are
+#     covered: a static library's dependencies reach the link line of every binary that links it);
 #   * no object it is linked from (its own, and those of the archives on its link line) included
-#     a file under SOURCE_DIR/train or SOURCE_DIR/eval (`ninja -t deps`: what the compiler read).
+#     a file under SOURCE_DIR/train, /eval or /exporter (`ninja -t deps`: what the compiler read).
 # Prints what it checked; exits 1 naming each offending archive or header.
 set -u
 [ $# -ge 4 ] || { echo "usage: runtime_closure.sh NINJA BUILD_DIR SOURCE_DIR TARGET:ARCHIVE..."; exit 2; }
@@ -23,9 +23,9 @@ for spec in "$@"; do
     echo "FAIL $target: its link line does not name $required (not the target meant?)"
     status=1
   fi
-  bad=$(printf '%s\n' "$archives" | grep -E '(^|/)(train|eval)/' || true)
+  bad=$(printf '%s\n' "$archives" | grep -E '(^|/)(train|eval|exporter)/' || true)
   if [ -n "$bad" ]; then
-    echo "FAIL $target links archives of train/ or eval/:"; printf '  %s\n' $bad; status=1
+    echo "FAIL $target links archives of train/, eval/ or exporter/:"; printf '  %s\n' $bad; status=1
   fi
   # The target's objects, then each archive's (its explicit inputs in `ninja -t query`).
   objects=$({
@@ -39,10 +39,10 @@ for spec in "$@"; do
   # shellcheck disable=SC2086
   deps=$("$ninja" -C "$build" -t deps $objects 2>&1)
   # Paths as the compiler wrote them (absolute, or relative to the build directory), resolved.
-  headers=$(printf '%s\n' "$deps" | grep -E '^ +.*(train|eval)/[^/]+$' | sed 's/^ *//' | sort -u |
-    (cd "$build" && xargs -r realpath -m) | grep -E "^$(realpath -m "$src")/(train|eval)/" || true)
+  headers=$(printf '%s\n' "$deps" | grep -E '^ +.*(train|eval|exporter)/[^/]+$' | sed 's/^ *//' | sort -u |
+    (cd "$build" && xargs -r realpath -m) | grep -E "^$(realpath -m "$src")/(train|eval|exporter)/" || true)
   if [ -n "$headers" ]; then
-    echo "FAIL $target reads files of train/ or eval/ (its objects include them):"; printf '%s\n' "$headers"; status=1
+    echo "FAIL $target reads files of train/, eval/ or exporter/ (its objects include them):"; printf '%s\n' "$headers"; status=1
   fi
   missing=$(printf '%s\n' "$deps" | grep -c 'deps not found' || true)
   if [ "$missing" != 0 ]; then
@@ -51,5 +51,5 @@ for spec in "$@"; do
   fi
   echo "checked $target: $(printf '%s\n' "$archives" | grep -c .) archives, $(printf '%s\n' "$objects" | wc -l) objects"
 done
-[ $status = 0 ] && echo "ok: the runtime links neither train/ nor eval/"
+[ $status = 0 ] && echo "ok: the runtime links none of train/, eval/ and exporter/"
 exit $status

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+// The tokenizer directory writer: the word types through the segmenter and the root snap, the
+// piece vocabulary, the directory with its self-tests.
+#include "exporter/tokenizer_writer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/file_util.h"
+#include "core/hash.h"
+#include "core/logging.h"
+#include "core/progress.h"
+#include "core/unicode.h"
+#include "core/utf8.h"
+#include "infer/model_card.h"
+#include "morph/root_lexicon.h"
+#include "morph/root_snap.h"
+#include "tokenizer/piece_codec.h"
+#include "tokenizer/pretokenizer.h"
+#include "tokenizer/segment_table.h"
+
+namespace morpheus::exporter {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tokenizer::fold_run;
+using tokenizer::kRootSnapRoots;
+using tokenizer::kRootSnapSuffixes;
+using tokenizer::SegmentTable;
+
+// The exported segmentation of folded letter runs: the segmenter's pieces, then the root snap
+// when the export has one (stages 3 and 4 of tokenizer/tokenizer.h, as encode applies them to a
+// run the table lacks).
+struct SnappedSegmenter {
+  const RunSegmenter& runs;
+  const morph::RootLexicon* root_snap;  // null without root_snap
+
+  StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& block) const {
+    MORPHEUS_ASSIGN_OR_RETURN(tokenizer::Segmentation pieces, runs.segment(block));
+    if (pieces.size() != block.size()) {
+      return internal_error(std::to_string(pieces.size()) + " segmentations for " +
+                            std::to_string(block.size()) + " runs");
+    }
+    if (root_snap != nullptr) {
+      for (std::vector<std::string>& p : pieces) p = morph::snap_pieces(*root_snap, std::move(p));
+    }
+    return pieces;
+  }
+};
+
+// Everything one export computes, stage by stage.
+struct ExportState {
+  std::vector<std::pair<std::string, uint64_t>> words;  // by count, descending
+  std::unordered_map<std::string, uint64_t> run_counts;
+  std::unordered_map<std::string, uint64_t> piece_counts;
+  std::vector<std::string> runs;  // folded letter runs, sorted
+  std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
+  std::vector<std::string> pieces;
+  std::vector<uint64_t> counts;
+};
+
+std::string capitalize(const std::string& word) {
+  StatusOr<std::u32string> cps = utf8::decode(word);
+  if (!cps.ok() || cps->empty()) return word;
+  (*cps)[0] = unicode::to_upper((*cps)[0], true);
+  return utf8::encode(*cps);
+}
+
+// Removes `path` (file or directory tree) if present.
+void remove_quietly(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+Status copy_file(const std::string& from, const std::string& to) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::string content, read_file(from));
+  return write_file_atomic(to, content);
+}
+
+// Letter runs far from a decision (model self-test), across the frequency range.
+std::vector<std::string> decisive_runs(const RunSegmenter& seg,
+                                       const std::vector<std::pair<std::string, uint64_t>>& words) {
+  std::vector<std::string> picked;
+  const size_t stride = std::max<size_t>(1, words.size() / 400);
+  for (size_t i = 0; i < words.size() && picked.size() < 48; i += stride) {
+    const std::string& w = words[i].first;
+    StatusOr<std::vector<tokenizer::Span>> spans = tokenizer::pretokenize(w);
+    if (!spans.ok() || spans->size() != 1 || (*spans)[0].kind != tokenizer::SpanKind::kLetter) {
+      continue;
+    }
+    const std::string folded = fold_run(w);
+    if (utf8::length(folded) < 2) continue;
+    if (seg.decision_margin(folded) < kSelfTestMargin) continue;
+    picked.push_back(folded);
+  }
+  // A letter run longer than the segmenter's chunks, when its chunks are decisive.
+  if (seg.max_chunk_chars() == 0) return picked;
+  std::string long_run;
+  for (const std::string& w : picked) long_run += w;
+  const size_t cap = seg.max_chunk_chars() * 2 + 3;
+  StatusOr<std::u32string> cps = utf8::decode(long_run);
+  if (cps.ok() && cps->size() > cap) {
+    long_run = utf8::encode(cps->substr(0, cap));
+    if (seg.decision_margin(long_run) >= kSelfTestMargin) picked.push_back(long_run);
+  }
+  return picked;
+}
+
+// Table self-test texts: sentences of the table's runs (`words`: folded, in the table) with case,
+// punctuation, digits and other scripts; a text with a letter run outside the table is dropped
+// (the table self-test must not need the segmenter).
+std::vector<std::string> self_test_texts(const std::vector<std::string>& words,
+                                         const SegmentTable& table) {
+  std::vector<std::string> texts;
+  const char* tails[] = {", 2026'da!", " — «tamam»", "\t42 😀", "  (x) ", ".", "?"};
+  for (size_t start = 0, k = 0; start < words.size(); start += 8, ++k) {
+    std::string text;
+    for (size_t j = start; j < std::min(words.size(), start + 8); ++j) {
+      if (!text.empty()) text += ' ';
+      text += j == start ? capitalize(words[j]) : words[j];
+    }
+    text += tails[k % 6];
+    texts.push_back(text);
+  }
+  texts.push_back("İSTANBUL'da 3,5 °C — Ελλάδα 東京 👩🏽‍💻\r\n");
+  std::vector<std::string> kept;
+  std::vector<tokenizer::Span> spans;
+  std::vector<std::string> scratch;
+  for (const std::string& text : texts) {
+    spans.clear();
+    tokenizer::pretokenize_into(text, spans);
+    bool covered = true;
+    for (const tokenizer::Span& span : spans) {
+      if (span.kind == tokenizer::SpanKind::kLetter &&
+          !table.lookup(fold_run(span.text(text)), &scratch)) {
+        covered = false;
+      }
+    }
+    if (covered) kept.push_back(text);
+  }
+  return kept;
+}
+
+// With the root snap, the dictionary roots the pieces lack fill the rest of the budget (the snap
+// cuts unseen words at such roots, which would otherwise back off to smaller pieces): roots that
+// begin more of the exported runs first, then by string. Their count is 0.
+void add_lexicon_roots(const morph::RootLexicon& lexicon, const std::vector<std::string>& runs,
+                       size_t budget, std::vector<std::string>* pieces,
+                       std::vector<uint64_t>* counts, std::unordered_set<std::string>* seen) {
+  std::unordered_map<std::u32string, uint64_t> begins;
+  for (const std::string& run : runs) {
+    StatusOr<std::u32string> cps = utf8::decode(run);
+    if (!cps.ok()) continue;
+    for (size_t len = 1; len < cps->size(); ++len) {
+      const std::u32string prefix = cps->substr(0, len);
+      if (lexicon.is_root(prefix)) ++begins[prefix];
+    }
+  }
+  std::vector<std::pair<std::string, uint64_t>> ranked;
+  for (const auto& [root, flags] : lexicon.roots()) {
+    if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) continue;
+    std::string piece = utf8::encode(root);
+    if (seen->count(piece) > 0) continue;
+    const auto it = begins.find(root);
+    ranked.emplace_back(std::move(piece), it == begins.end() ? 0 : it->second);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  for (auto& entry : ranked) {
+    if (pieces->size() >= budget) break;
+    seen->insert(entry.first);
+    pieces->push_back(std::move(entry.first));
+    counts->push_back(0);
+  }
+}
+
+// Adds `weight` to the pieces the apostrophe convention keeps whole in `spans` of `text`: a
+// proper name before an apostrophe (folded), and the apostrophe with its suffix chain ("'da").
+void count_apostrophe_pieces(std::string_view text, const std::vector<tokenizer::Span>& spans,
+                             uint64_t weight,
+                             std::unordered_map<std::string, uint64_t>* piece_counts) {
+  using tokenizer::ApostropheRole;
+  for (size_t k = 0; k < spans.size(); ++k) {
+    if (tokenizer::apostrophe_role(spans, k) == ApostropheRole::kProperName) {
+      (*piece_counts)[fold_run(spans[k].text(text))] += weight;
+    } else if (spans[k].kind == tokenizer::SpanKind::kApostrophe &&
+               tokenizer::apostrophe_role(spans, k + 1) == ApostropheRole::kSuffixChain) {
+      (*piece_counts)[std::string(spans[k].text(text)) + fold_run(spans[k + 1].text(text))] +=
+          weight;
+    }
+  }
+}
+
+// Folded letter runs and other spans of the word types, weighted by the word counts, and the
+// apostrophe pieces of the word types.
+void count_spans(ExportState* state) {
+  using tokenizer::SpanKind;
+  std::vector<tokenizer::Span> spans;
+  for (const auto& [word, count] : state->words) {
+    spans.clear();
+    tokenizer::pretokenize_into(word, spans);
+    for (const tokenizer::Span& span : spans) {
+      const std::string_view text = span.text(word);
+      if (span.kind == SpanKind::kLetter) {
+        state->run_counts[fold_run(text)] += count;
+      } else if (span.kind == SpanKind::kDigit || span.kind == SpanKind::kOther) {
+        state->piece_counts[std::string(text)] += count;
+      }
+    }
+    count_apostrophe_pieces(word, spans, count, &state->piece_counts);
+  }
+  state->runs.reserve(state->run_counts.size());
+  for (const auto& entry : state->run_counts) state->runs.push_back(entry.first);
+  std::sort(state->runs.begin(), state->runs.end());
+}
+
+// The apostrophe pieces of running text (WriterOptions::text), one count per occurrence.
+Status count_text_apostrophe_pieces(const std::string& path, ExportState* state) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
+  std::vector<tokenizer::Span> spans;
+  std::string line;
+  while (reader.next(&line)) {
+    spans.clear();
+    tokenizer::pretokenize_into(line, spans);
+    count_apostrophe_pieces(line, spans, 1, &state->piece_counts);
+  }
+  return reader.status();
+}
+
+// The segmenter's pieces of every run: the segment table, and the piece counts.
+Status segment_runs(const SnappedSegmenter& segmenter, ExportState* state) {
+  const std::vector<std::string>& runs = state->runs;
+  state->table_entries.reserve(runs.size());
+  ProgressBar bar("export: segment", runs.size(), "words");
+  constexpr size_t kBlock = 8192;
+  for (size_t begin = 0; begin < runs.size(); begin += kBlock) {
+    const std::vector<std::string> block(
+        runs.begin() + static_cast<std::ptrdiff_t>(begin),
+        runs.begin() + static_cast<std::ptrdiff_t>(std::min(runs.size(), begin + kBlock)));
+    MORPHEUS_ASSIGN_OR_RETURN(tokenizer::Segmentation pieces, segmenter.segment(block));
+    for (size_t i = 0; i < block.size(); ++i) {
+      const uint64_t count = state->run_counts[block[i]];
+      for (const std::string& p : pieces[i]) state->piece_counts[p] += count;
+      state->table_entries.emplace_back(block[i], std::move(pieces[i]));
+    }
+    bar.add(block.size());
+  }
+  bar.finish();
+  return ok_status();
+}
+
+// Vocabulary: the segmenter's letters first (so no letter falls back to bytes), then the pieces
+// by weighted count (ties by string) down to min_count, then (with the root snap) dictionary
+// roots, then the segmenter's spare pieces. Case is folded (no case duplicates); no word-start
+// marker pieces (the codec restores spacing).
+void distil_vocabulary(const WriterOptions& options, const RunSegmenter& segmenter,
+                       const morph::RootLexicon* root_snap, ExportState* state) {
+  const size_t budget = options.vocab_size - reserved_ids(options);
+  std::unordered_set<std::string> seen;
+  for (const std::string& letter : segmenter.letters()) {
+    if (state->pieces.size() >= budget) break;
+    if (!seen.insert(letter).second) continue;
+    const auto it = state->piece_counts.find(letter);
+    state->counts.push_back(it == state->piece_counts.end() ? 0 : it->second);
+    state->pieces.push_back(letter);
+  }
+  std::vector<std::pair<std::string, uint64_t>> ranked(state->piece_counts.begin(),
+                                                       state->piece_counts.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  for (const auto& [piece, count] : ranked) {
+    if (state->pieces.size() >= budget || count < options.min_count) break;
+    if (!seen.insert(piece).second) continue;
+    state->pieces.push_back(piece);
+    state->counts.push_back(count);
+  }
+  if (root_snap != nullptr) {
+    add_lexicon_roots(*root_snap, state->runs, budget, &state->pieces, &state->counts, &seen);
+  }
+  for (const std::string& piece : segmenter.spare_pieces()) {
+    if (state->pieces.size() >= budget) break;
+    if (!seen.insert(piece).second) continue;
+    state->pieces.push_back(piece);
+    state->counts.push_back(0);
+  }
+}
+
+// The config (morpheus.json) without its self-tests; `files` holds the checksums of the written
+// files.
+json tokenizer_config(const WriterOptions& options, const RunSegmenter& segmenter,
+                      const ExportState& state, json files) {
+  json config = {{"format_version", tokenizer::kTokenizerFormatVersion},
+                 {"kind", tokenizer::kTokenizerKind},
+                 {"vocab_size", reserved_ids(options) + state.pieces.size()},
+                 {"num_pieces", state.pieces.size()},
+                 {"byte_tokens", tokenizer::PieceCodec::kNumBytes},
+                 {"case_tokens", json::array({"<cap>", "<upper>", "<upper_word>"})},
+                 {"first_piece_id", tokenizer::PieceCodec::kFirstPieceId},
+                 {"first_special_id", tokenizer::PieceCodec::kFirstPieceId + state.pieces.size()},
+                 {"special_tokens", options.special_tokens},
+                 {"user_symbols", options.user_symbols},
+                 {"turkish_case", true},
+                 {"vocabulary_backoff", "fewest pieces inside each segmenter piece"},
+                 {"turkish_apostrophe", true},
+                 {"root_snap", options.root_snap},
+                 {"root_snap_rule", morph::kRootSnapRule},
+                 {"min_count", options.min_count},
+                 {"word_types", state.words.size()},
+                 {"table_runs", state.runs.size()}};
+  config.update(segmenter.config());
+  config["files"] = std::move(files);
+  config["self_test"] = json::array();
+  config["model_self_test"] = json::array();
+  return config;
+}
+
+// The segmenter's files, vocabularies, table and words of the tokenizer directory `dir`; returns
+// the checksums of the files load() verifies.
+StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
+                           const RunSegmenter& segmenter, ExportState* state) {
+  std::vector<std::string> checked = {"pieces.json", tokenizer::kSegmentTableFile};
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> own, segmenter.write_files(dir));
+  checked.insert(checked.end(), own.begin(), own.end());
+  if (options.root_snap) {
+    MORPHEUS_RETURN_IF_ERROR(make_dirs(path_join(dir, "root_snap")));
+    MORPHEUS_RETURN_IF_ERROR(copy_file(options.root_lexicon, path_join(dir, kRootSnapRoots)));
+    MORPHEUS_RETURN_IF_ERROR(copy_file(options.suffix_lexicon, path_join(dir, kRootSnapSuffixes)));
+    checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
+  }
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(dir, "pieces.json"),
+                        json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(dir, tokenizer::kSegmentTableFile),
+                        SegmentTable::serialize(std::move(state->table_entries))));
+  std::string words_tsv;
+  for (const auto& [word, count] : state->words) {
+    words_tsv += word + "\t" + std::to_string(count) + "\n";
+  }
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "words.tsv"), words_tsv));
+  json files = json::object();
+  for (const std::string& f : checked) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(dir, f)));
+    files[f] = sum;
+  }
+  return files;
+}
+
+// Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table only:
+// no segmenter), added to `config`.
+Status add_self_tests(const std::string& dir, const SnappedSegmenter& segmenter,
+                      const ExportState& state, json* config) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::load(dir, false, {}));
+  const std::vector<std::string> decisive = decisive_runs(segmenter.runs, state.words);
+  MORPHEUS_ASSIGN_OR_RETURN(const tokenizer::Segmentation decisive_pieces,
+                            segmenter.segment(decisive));
+  for (size_t i = 0; i < decisive.size(); ++i) {
+    (*config)["model_self_test"].push_back(
+        json{{"run", decisive[i]}, {"pieces", decisive_pieces[i]}});
+  }
+  for (const std::string& text : self_test_texts(decisive, tok->table())) {
+    std::vector<int32_t> ids;
+    MORPHEUS_RETURN_IF_ERROR(tok->encode(text, &ids, false));
+    (*config)["self_test"].push_back(json{{"text", text}, {"ids", ids}});
+  }
+  MORPHEUS_ASSIGN_OR_RETURN((*config)["special_self_test"],
+                            tokenizer::make_special_self_test(*tok));
+  return ok_status();
+}
+
+// Writes the whole directory into `tmp`; morpheus.json last, with its self-tests, then the
+// model card.
+Status write_dir(const std::string& tmp, const WriterOptions& options,
+                 const SnappedSegmenter& segmenter, ExportState* state) {
+  MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
+  MORPHEUS_ASSIGN_OR_RETURN(json files, write_files(tmp, options, segmenter.runs, state));
+  json config = tokenizer_config(options, segmenter.runs, *state, std::move(files));
+  config["provenance"] = options.provenance;
+  const std::string config_path = path_join(tmp, tokenizer::kTokenizerConfigFile);
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  std::string report;
+  if (!options.card_eval.empty()) {
+    MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
+  }
+  return write_file_atomic(path_join(tmp, "README.md"), infer::model_card(config, report));
+}
+
+// Moves the finished directory `tmp` into place at `out`, replacing what was there (so no
+// tokenizer.json of an older export is left beside the new morpheus.json).
+Status replace_dir(const std::string& tmp, const std::string& out) {
+  const std::string old = out + ".old-" + std::to_string(::getpid());
+  std::error_code ec;
+  if (fs::exists(out, ec)) fs::rename(out, old, ec);
+  if (!ec) fs::rename(tmp, out, ec);
+  if (ec) {
+    remove_quietly(tmp);
+    return io_error("cannot move the tokenizer into " + out + ": " + ec.message(),
+                    "check that the parent directory is writable");
+  }
+  remove_quietly(old);
+  return ok_status();
+}
+
+// The word types by count (descending), their spans counted; the root snap's lexicon, if any.
+Status read_inputs(const WriterOptions& options, ExportState* state,
+                   std::unique_ptr<morph::RootLexicon>* root_snap) {
+  MORPHEUS_ASSIGN_OR_RETURN(state->words, read_word_counts(options.words));
+  std::stable_sort(state->words.begin(), state->words.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  count_spans(state);
+  if (!options.text.empty()) {
+    MORPHEUS_RETURN_IF_ERROR(count_text_apostrophe_pieces(options.text, state));
+  }
+  if (options.root_snap) {
+    MORPHEUS_ASSIGN_OR_RETURN(
+        morph::RootLexicon lexicon,
+        morph::RootLexicon::load(options.root_lexicon, options.suffix_lexicon));
+    *root_snap = std::make_unique<morph::RootLexicon>(std::move(lexicon));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+size_t reserved_ids(const WriterOptions& options) {
+  return tokenizer::PieceCodec::kFirstPieceId + options.special_tokens.size() +
+         options.user_symbols.size();
+}
+
+Status check_writer_options(const WriterOptions& options) {
+  if (options.vocab_size <= reserved_ids(options)) {
+    return invalid_argument(
+        "--vocab-size " + std::to_string(options.vocab_size) + " leaves no room for pieces",
+        "256 byte tokens, <cap>/<upper>/<upper_word>, the special tokens and the user symbols "
+        "take ids too; use e.g. 50000");
+  }
+  MORPHEUS_RETURN_IF_ERROR(
+      tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
+  if (!options.card_eval.empty()) MORPHEUS_RETURN_IF_ERROR(check_readable_file(options.card_eval));
+  return ok_status();
+}
+
+StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path) {
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
+  std::vector<std::pair<std::string, uint64_t>> out;
+  std::string line;
+  while (reader.next(&line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const size_t tab = line.find('\t');
+    std::string word = line.substr(0, tab);
+    uint64_t count = 1;
+    if (tab != std::string::npos) {
+      const char* b = line.data() + tab + 1;
+      const char* e = line.data() + line.size();
+      const auto [p, ec] = std::from_chars(b, e, count);
+      if (ec != std::errc() || p != e) {
+        return invalid_argument(path + ":" + std::to_string(reader.line_number()) +
+                                    ": expected word<TAB>count, got \"" + line + "\"",
+                                "the words.tsv written by morpheus prepare has this format");
+      }
+    }
+    if (word == "<unk>" || word.empty()) continue;
+    out.emplace_back(std::move(word), count);
+  }
+  MORPHEUS_RETURN_IF_ERROR(reader.status());
+  return out;
+}
+
+Status write_tokenizer_dir(const WriterOptions& options, const RunSegmenter& segmenter,
+                           WriterSummary* summary) {
+  const auto start = std::chrono::steady_clock::now();
+  MORPHEUS_RETURN_IF_ERROR(check_writer_options(options));
+  ExportState state;
+  std::unique_ptr<morph::RootLexicon> root_snap;
+  MORPHEUS_RETURN_IF_ERROR(read_inputs(options, &state, &root_snap));
+  const SnappedSegmenter snapped{segmenter, root_snap.get()};
+  MORPHEUS_RETURN_IF_ERROR(segment_runs(snapped, &state));
+  distil_vocabulary(options, segmenter, root_snap.get(), &state);
+
+  // Everything goes into a temporary sibling directory, then is renamed into place.
+  const std::string out = fs::path(options.out).lexically_normal().string();
+  const std::string tmp = temp_path_for(out);
+  remove_quietly(tmp);
+  const Status status = write_dir(tmp, options, snapped, &state);
+  if (!status.ok()) {
+    remove_quietly(tmp);
+    return status;
+  }
+  MORPHEUS_RETURN_IF_ERROR(replace_dir(tmp, out));
+  if (summary != nullptr) {
+    summary->word_types = state.words.size();
+    summary->letter_runs = state.runs.size();
+    summary->pieces = state.pieces.size();
+    summary->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return ok_status();
+}
+
+}  // namespace morpheus::exporter

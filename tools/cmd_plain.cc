@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// `morpheus export-plain`: a tokenizer directory in the Morpheus format whose letter runs are cut
+// by plain BPE or Unigram (exporter/plain_export.h): the case-matched controls of a comparison.
+#include <memory>
+#include <string>
+
+#include "core/file_util.h"
+#include "core/logging.h"
+#include "eval/gold_data.h"
+#include "exporter/plain_export.h"
+#include "exporter/tokenizer_writer.h"
+#include "infer/model_card.h"
+#include "tools/commands.h"
+
+namespace morpheus::tools {
+namespace {
+
+struct PlainArgs {
+  exporter::WriterOptions writer;
+  exporter::PlainOptions plain;
+  std::string special_tokens;
+  std::string user_symbols;
+  std::string runs_out;  // write the folded runs with their counts and stop
+};
+
+// The folded letter runs of the word types, run<TAB>count per line (the unigram trainer's input).
+Status write_runs(const std::string& words, const std::string& path) {
+  MORPHEUS_ASSIGN_OR_RETURN(auto runs, exporter::plain_runs(words));
+  std::string out;
+  for (const auto& [run, count] : runs) out += run + "\t" + std::to_string(count) + "\n";
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path, out));
+  MORPHEUS_LOG(kInfo, "export-plain: wrote ", path, " (", runs.size(), " folded letter runs)");
+  return ok_status();
+}
+
+Status run_plain(PlainArgs args) {
+  if (!args.runs_out.empty()) return write_runs(args.writer.words, args.runs_out);
+  if (args.writer.out.empty()) {
+    return invalid_argument("--out is required (unless --runs-out)", "--out DIR");
+  }
+  args.writer.special_tokens = eval::split_fields(args.special_tokens, ',');
+  if (args.special_tokens.empty()) args.writer.special_tokens.clear();
+  if (!args.user_symbols.empty()) {
+    args.writer.user_symbols = eval::split_fields(args.user_symbols, ',');
+  }
+  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(args.writer));
+  infer::ProvenanceInputs inputs;
+  inputs.inputs = {{"words", args.writer.words},
+                   {"text", args.writer.text},
+                   {"pieces", args.plain.pieces},
+                   {"eval_report", args.writer.card_eval}};
+  inputs.export_options = {{"segmenter", args.plain.segmenter},
+                           {"words", args.writer.words},
+                           {"text", args.writer.text},
+                           {"pieces", args.plain.pieces},
+                           {"bpe_vocab_size", args.plain.bpe_vocab_size},
+                           {"vocab_size", args.writer.vocab_size},
+                           {"special_tokens", args.writer.special_tokens},
+                           {"user_symbols", args.writer.user_symbols},
+                           {"min_count", args.writer.min_count}};
+  MORPHEUS_ASSIGN_OR_RETURN(args.writer.provenance, infer::export_provenance(inputs));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<exporter::RunSegmenter> segmenter,
+                            exporter::make_plain_segmenter(args.writer, args.plain));
+  exporter::WriterSummary summary;
+  MORPHEUS_RETURN_IF_ERROR(exporter::write_tokenizer_dir(args.writer, *segmenter, &summary));
+  MORPHEUS_LOG(kInfo, "export-plain: wrote ", args.writer.out, " (", summary.pieces,
+               " pieces from ", summary.letter_runs, " letter runs of ", summary.word_types,
+               " word types, ", summary.seconds, " s)");
+  return ok_status();
+}
+
+}  // namespace
+
+void register_plain_commands(CLI::App& app, CommandRegistry& registry) {
+  auto args = std::make_shared<PlainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "export-plain",
+      "Word types -> a tokenizer directory in the Morpheus format whose letter runs are cut by "
+      "plain BPE or Unigram instead of the model (the case-matched controls)");
+  cmd->add_option("--segmenter", args->plain.segmenter, "bpe or unigram")->capture_default_str();
+  cmd->add_option("--words", args->writer.words, "Word types, word<TAB>count per line")->required();
+  cmd->add_option("--out", args->writer.out, "Tokenizer directory to write");
+  cmd->add_option("--text", args->writer.text,
+                  "Running text whose proper names before an apostrophe and \"'da\"-style suffix "
+                  "chains become candidate pieces (as morpheus export)");
+  cmd->add_option("--vocab-size", args->writer.vocab_size,
+                  "Total ids incl. 256 byte tokens, <cap>/<upper>/<upper_word>, the special "
+                  "tokens and the user symbols")
+      ->capture_default_str();
+  cmd->add_option("--pieces", args->plain.pieces,
+                  "unigram: pieces and log-probabilities (morpheus-spm unigram-pieces on the "
+                  "runs of --runs-out)");
+  cmd->add_option("--bpe-vocab-size", args->plain.bpe_vocab_size,
+                  "bpe: tokens of the BPE model (4 specials + characters + merges); 0: the piece "
+                  "budget of --vocab-size + 4")
+      ->capture_default_str();
+  for (const std::string& s : tokenizer::default_special_tokens()) {
+    args->special_tokens += (args->special_tokens.empty() ? "" : ",") + s;
+  }
+  cmd->add_option("--special-tokens", args->special_tokens,
+                  "Comma-separated special tokens, ids after the pieces; an empty string for none")
+      ->capture_default_str();
+  cmd->add_option("--user-symbols", args->user_symbols,
+                  "Comma-separated strings that always become one id");
+  cmd->add_option("--min-count", args->writer.min_count, "Minimum weighted piece count")
+      ->capture_default_str();
+  cmd->add_option("--runs-out", args->runs_out,
+                  "Write the folded letter runs of --words with their counts (run<TAB>count, the "
+                  "input of morpheus-spm unigram-pieces) and stop");
+  registry.add(cmd, [args] { return run_plain(*args); });
+}
+
+}  // namespace morpheus::tools
