@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// The engine's float forward pass (engine/forward.h) and its double-precision path
+// (engine/reference.h) on small random models: words are independent of their block, the two
+// paths agree, and a close call follows the double-precision value.
+#include "engine/forward.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/reference.h"
+#include "tests/engine/engine_test_util.h"
+
+namespace morpheus::engine {
+namespace {
+
+// Random words of 1..max_word_len − 2 characters (ids of the small vocabulary), some upper-case.
+std::vector<WordIds> random_words(const EngineConfig& config, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<WordIds> words(n);
+  for (WordIds& w : words) {
+    const size_t len = 1 + rng() % static_cast<size_t>(config.max_word_len - 2);
+    w.ids.push_back(kBosId);
+    w.cases.push_back(0);
+    for (size_t i = 0; i < len; ++i) {
+      w.ids.push_back(
+          static_cast<int32_t>(4 + rng() % static_cast<uint64_t>(config.vocab_size - 4)));
+      w.cases.push_back(rng() % 5 == 0 ? 1 : 0);
+    }
+    w.ids.push_back(kEosId);
+    w.cases.push_back(0);
+  }
+  return words;
+}
+
+std::vector<const WordIds*> pointers(const std::vector<WordIds>& words) {
+  std::vector<const WordIds*> out;
+  for (const WordIds& w : words) out.push_back(&w);
+  return out;
+}
+
+TEST(EngineForwardTest, WordLogitsDoNotDependOnTheBlock) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 11);
+  const std::vector<WordIds> words = random_words(config, 40, 1);
+  Forward forward(*model);
+  std::vector<float> together;
+  forward.gap_logits(pointers(words), &together);
+  size_t gap = 0;
+  for (const WordIds& w : words) {
+    std::vector<float> alone;
+    forward.gap_logits({&w}, &alone);
+    ASSERT_EQ(alone.size(), w.positions() - 1);
+    for (size_t g = 0; g < alone.size(); ++g, ++gap) {
+      // The BLAS kernel a row count selects rounds differently; the weights of these models are
+      // three times LibTorch's initial scale, which amplifies rounding through the layers.
+      EXPECT_NEAR(alone[g], together[gap], 1e-4 * std::max(1.0f, std::fabs(alone[g])));
+    }
+  }
+  EXPECT_EQ(gap, together.size());
+}
+
+TEST(EngineForwardTest, DoublePathAgreesWithTheFloatPath) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 12);
+  const std::vector<WordIds> words = random_words(config, 60, 2);
+  Forward forward(*model);
+  std::vector<float> logits;
+  forward.gap_logits(pointers(words), &logits);
+  size_t gap = 0;
+  double worst = 0;
+  for (const WordIds& w : words) {
+    const std::vector<double> exact = reference_gap_logits(*model, w);
+    ASSERT_EQ(exact.size(), w.positions() - 1);
+    for (double v : exact) {
+      worst = std::max(worst, std::fabs(v - logits[gap++]) / std::max(1.0, std::fabs(v)));
+    }
+  }
+  EXPECT_LT(worst, kCloseCallMargin / 10);
+}
+
+TEST(EngineForwardTest, DoublePathIsTheSameOnEveryCall) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 13);
+  const std::vector<WordIds> words = random_words(config, 5, 3);
+  for (const WordIds& w : words) {
+    EXPECT_EQ(reference_gap_logits(*model, w), reference_gap_logits(*model, w));
+  }
+}
+
+TEST(EngineForwardTest, ReferenceExpAndErfAreAccurate) {
+  double exp_error = 0, erf_error = 0;
+  for (double x = -700; x < 700; x += 0.37) {
+    exp_error = std::max(exp_error, std::fabs(reference_exp(x) - std::exp(x)) / std::exp(x));
+  }
+  for (double x = -7; x < 7; x += 0.0013) {
+    erf_error = std::max(erf_error, std::fabs(reference_erf(x) - std::erf(x)));
+  }
+  EXPECT_LT(exp_error, 3e-16);
+  EXPECT_LT(erf_error, 5e-15);
+  EXPECT_EQ(reference_exp(0), 1.0);
+  EXPECT_EQ(reference_exp(-800), 0.0);
+  EXPECT_EQ(reference_erf(0), 0.0);
+  EXPECT_EQ(reference_erf(9), 1.0);
+  EXPECT_EQ(reference_erf(-9), -1.0);
+}
+
+TEST(EngineForwardTest, CloseCallFollowsTheDoublePrecisionValue) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 14);
+  const std::vector<WordIds> words = random_words(config, 30, 4);
+  Forward forward(*model);
+  size_t split = 0;
+  for (const WordIds& w : words) {
+    std::vector<float> logits;
+    forward.gap_logits({&w}, &logits);
+    const std::vector<double> exact = reference_gap_logits(*model, w);
+    const size_t g = logits.size() / 2;
+    if (static_cast<double>(logits[g]) == exact[g]) continue;
+    // A threshold between the two values: the float and double paths disagree on the cut.
+    const double threshold = (static_cast<double>(logits[g]) + exact[g]) / 2;
+    std::vector<uint8_t> cuts(logits.size());
+    EXPECT_TRUE(decide_gaps(*model, w, logits.data(), 0, logits.size(), threshold, cuts.data()));
+    EXPECT_EQ(cuts[g], exact[g] > threshold ? 1 : 0);
+    ++split;
+  }
+  EXPECT_GT(split, 0u);
+}
+
+TEST(EngineForwardTest, FarFromTheThresholdNoWordIsRecomputed) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 15);
+  const std::vector<WordIds> words = random_words(config, 10, 5);
+  Forward forward(*model);
+  for (const WordIds& w : words) {
+    std::vector<float> logits;
+    forward.gap_logits({&w}, &logits);
+    std::vector<uint8_t> cuts(logits.size());
+    EXPECT_FALSE(decide_gaps(*model, w, logits.data(), 0, logits.size(), 1e6, cuts.data()));
+    EXPECT_EQ(std::count(cuts.begin(), cuts.end(), 1), 0);
+  }
+}
+
+TEST(EngineForwardTest, TraceHoldsEveryStage) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 16);
+  const std::vector<WordIds> words = random_words(config, 3, 6);
+  size_t rows = 0;
+  for (const WordIds& w : words) rows += w.positions();
+  Forward forward(*model);
+  Trace trace;
+  std::vector<float> out(words.size() * model->dim);
+  forward.embeddings(pointers(words), 0.0, out.data(), &trace);
+  for (const char* name :
+       {"embed_proj", "cnn", "encoder.0", "final_norm", "detector.0", "detector.1"}) {
+    const Trace::Stage* stage = trace.find(name);
+    ASSERT_NE(stage, nullptr) << name;
+    EXPECT_EQ(stage->rows, rows) << name;
+    EXPECT_EQ(stage->cols, model->dim) << name;
+  }
+  ASSERT_NE(trace.find("logits"), nullptr);
+  EXPECT_EQ(trace.find("logits")->rows, rows - words.size());
+  ASSERT_NE(trace.find("embeddings"), nullptr);
+  EXPECT_EQ(trace.find("embeddings")->values, out);
+}
+
+TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 17);
+  const std::vector<WordIds> words = random_words(config, 20, 7);
+  const size_t d = model->dim;
+  Forward forward(*model);
+  std::vector<float> together(words.size() * d);
+  forward.embeddings(pointers(words), 0.0, together.data());
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::vector<float> alone(d);
+    forward.embeddings({&words[i]}, 0.0, alone.data());
+    for (size_t e = 0; e < d; ++e) EXPECT_NEAR(alone[e], together[i * d + e], 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace morpheus::engine
