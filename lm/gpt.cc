@@ -108,6 +108,14 @@ double GptImpl::nll(const torch::Tensor& ids, const torch::Tensor& targets) {
   return tied_head_nll(hidden(ids).flatten(0, 1), tokens->weight, targets.reshape({-1}));
 }
 
+torch::Tensor GptImpl::token_nll(const torch::Tensor& ids, const torch::Tensor& targets) {
+  TORCH_CHECK(targets.sizes() == ids.sizes(), "Gpt: targets must be shaped as ids ", ids.sizes(),
+              ", got ", targets.sizes());
+  torch::NoGradGuard no_grad;
+  return tied_head_token_nll(hidden(ids).flatten(0, 1), tokens->weight, targets.reshape({-1}))
+      .view(ids.sizes());
+}
+
 KvCache GptImpl::make_cache(int64_t batch) const {
   KvCache cache;
   const int64_t h = options.heads, dh = options.width / options.heads;

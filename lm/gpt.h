@@ -3,7 +3,8 @@
 // logits are the final LayerNorm's output times the token embedding table).
 //   forward(ids [B,T] int64 in [0, vocab), T <= context) -> logits [B,T,vocab] float;
 //   loss(ids, targets [B,T]) -> mean cross-entropy, nll(ids, targets) -> Σ −ln p as a double,
-//   both through the fused tied head (lm/tied_head.h) without a [B,T,vocab] tensor.
+//   token_nll(ids, targets) -> −ln p per position [B,T], all through the fused tied head
+//   (lm/tied_head.h) without a [B,T,vocab] tensor.
 //   Block: x += proj(attention(split(qkv(LN1(x))))); x += fc2(gelu(fc1(LN2(x)))), causal
 //     attention by model::scaled_dot_attention (at::scaled_dot_product_attention(is_causal) on
 //     LibTorch >= 2, written out on 1.x),
@@ -77,6 +78,8 @@ class GptImpl : public torch::nn::Cloneable<GptImpl> {
   torch::Tensor loss(const torch::Tensor& ids, const torch::Tensor& targets);
   // Σ −ln p(target) over every position, as a double; no gradient.
   double nll(const torch::Tensor& ids, const torch::Tensor& targets);
+  // −ln p(target) of each position, [B,T] float on the model's device; no gradient.
+  torch::Tensor token_nll(const torch::Tensor& ids, const torch::Tensor& targets);
   // An empty cache for `batch` sequences on the model's device.
   KvCache make_cache(int64_t batch) const;
   // ids [B] int64 at position cache.length -> logits [B,vocab]; advances cache.length.

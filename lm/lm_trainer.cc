@@ -40,6 +40,33 @@ json bpc_json(const BpcResult& r) {
           {"valid_characters", r.characters}};
 }
 
+json eval_json(const BpcResult& r, const LineSlices& slices) {
+  return {
+      {"bpc", r.bpc()},
+      {"bits", r.bits},
+      {"tokens", r.tokens},
+      {"characters", r.characters},
+      {"slices", {{"all_upper", slices.all_upper.to_json()}, {"other", slices.other.to_json()}}}};
+}
+
+namespace {
+
+// Adds the bits of consecutive targets (their −ln p in `nats`, the target ids from `targets`
+// on) to the line each is in; *line advances after every end-of-line target.
+void add_line_bits(const torch::Tensor& nats, const int32_t* targets, int32_t eol, size_t* line,
+                   std::vector<double>* line_bits) {
+  const torch::Tensor host = nats.reshape({-1}).to(torch::kCPU, torch::kDouble).contiguous();
+  const double* p = host.data_ptr<double>();
+  const double bits_per_nat = 1.0 / std::log(2.0);
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    if (*line == line_bits->size()) line_bits->push_back(0.0);
+    (*line_bits)[*line] += p[i] * bits_per_nat;
+    if (targets[i] == eol) ++*line;
+  }
+}
+
+}  // namespace
+
 BpcResult evaluate_stream(GptImpl& model, const std::vector<int32_t>& stream, int64_t characters,
                           int64_t window, int64_t batch, const torch::Device& device) {
   TORCH_CHECK(stream.size() >= 2 && window >= 1 && batch >= 1, "evaluate_stream: bad arguments");
@@ -50,7 +77,7 @@ BpcResult evaluate_stream(GptImpl& model, const std::vector<int32_t>& stream, in
   r.characters = characters;
   const auto targets_total = static_cast<int64_t>(stream.size()) - 1;
   const torch::Tensor all = torch::tensor(std::vector<int64_t>(stream.begin(), stream.end()));
-  double nats = 0;
+  size_t line = 0;
   for (int64_t start = 0; start < targets_total;) {
     // Full windows go `batch` at a time; the last, shorter window alone.
     const int64_t full = std::min(batch, (targets_total - start) / window);
@@ -59,12 +86,13 @@ BpcResult evaluate_stream(GptImpl& model, const std::vector<int32_t>& stream, in
     const torch::Tensor span = all.narrow(0, start, rows * len + 1);
     const torch::Tensor inputs = span.narrow(0, 0, rows * len).view({rows, len}).to(device);
     const torch::Tensor targets = span.narrow(0, 1, rows * len).view({rows, len}).to(device);
-    nats += model.nll(inputs, targets);
+    add_line_bits(model.token_nll(inputs, targets), stream.data() + start + 1, stream[0], &line,
+                  &r.line_bits);
     r.tokens += rows * len;
     start += rows * len;
   }
   if (was_training) model.train();
-  r.bits = nats / std::log(2.0);
+  for (double bits : r.line_bits) r.bits += bits;
   return r;
 }
 

@@ -16,7 +16,9 @@
 //   kT+1 … kT+T from tokens kT … kT+T−1 (context restarts at each window), so every token and
 //   every end-of-line id is scored exactly once. BPC = Σ −log₂ p(target) ÷ (code points of the
 //   raw validation lines + one per line), the denominator counted from the raw text
-//   (lm/text_data.h), the same for every tokenizer.
+//   (lm/text_data.h), the same for every tokenizer. Each scored token's bits also belong to the
+//   line it is in (a line's end-of-line id to that line), so the bits of a text's lines, and of
+//   any slice of them (lm/text_data.h slice_line_bits), add up to its total.
 // Run directory: config.json (resolved "lm" section, vocabulary, width, parameters, inputs),
 //   metrics.jsonl (rows {step, lr, loss, tokens_per_s} every log_every steps and
 //   {step, valid_bpc, valid_bits, valid_tokens, valid_characters} at evaluations),
@@ -36,19 +38,28 @@
 #include "core/status.h"
 #include "lm/gpt.h"
 #include "lm/lm_config.h"
+#include "lm/text_data.h"
 
 namespace morpheus::lm {
 
 struct BpcResult {
-  double bits = 0;         // Σ −log₂ p over the scored tokens
-  int64_t tokens = 0;      // scored tokens: ids plus one end-of-line id per line
-  int64_t characters = 0;  // code points of the raw lines plus one per line
+  double bits = 0;                // Σ −log₂ p over the scored tokens (= Σ line_bits)
+  int64_t tokens = 0;             // scored tokens: ids plus one end-of-line id per line
+  int64_t characters = 0;         // code points of the raw lines plus one per line
+  std::vector<double> line_bits;  // bits of line i: its ids and its end-of-line id
   double bpc() const { return characters > 0 ? bits / static_cast<double>(characters) : 0.0; }
 };
+// {"valid_bpc", "valid_bits", "valid_tokens", "valid_characters"}: a metrics.jsonl row, result.json
+// and `lm eval` on stdout.
 nlohmann::json bpc_json(const BpcResult& result);
+// `lm eval -o`: {"bpc", "bits", "tokens", "characters", "slices": {"all_upper": slice,
+// "other": slice}}, a slice as TextSlice::to_json writes it.
+nlohmann::json eval_json(const BpcResult& result, const LineSlices& slices);
 
-// Scores `stream` (eol first, as token_stream builds it) in windows of `window` targets,
-// `batch` windows per forward; `characters` is the BPC denominator. Eval mode, no gradient.
+// Scores `stream` (eol first, as token_stream builds it: stream[0] is the end-of-line id) in
+// windows of `window` targets, `batch` windows per forward; `characters` is the BPC denominator.
+// line_bits has one entry per end-of-line id after stream[0], plus one for the tokens after the
+// last (token_stream leaves none). Eval mode, no gradient.
 BpcResult evaluate_stream(GptImpl& model, const std::vector<int32_t>& stream, int64_t characters,
                           int64_t window, int64_t batch, const torch::Device& device);
 
@@ -91,7 +102,8 @@ struct LmTrainSummary {
 
 StatusOr<LmTrainSummary> train_lm(const LmTrainOptions& options);
 
-// `morpheus lm eval`: BPC of a final.pt or checkpoint.pt on an ids file and its raw text.
+// `morpheus lm eval`: BPC of a final.pt or checkpoint.pt on an ids file and its raw text, with
+// the bits of each line.
 StatusOr<BpcResult> evaluate_lm(const std::string& checkpoint, const std::string& ids_path,
                                 const std::string& text_path, const std::string& device,
                                 int64_t batch);

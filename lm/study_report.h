@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: MIT
 // The language-model study's report (scripts/lm_study.sh → `morpheus lm report`): reads a study
-// directory, computes the statistics over seeds and writes report.md and bpc_vs_step.png.
+// directory, computes the statistics over seeds and writes report.md, report.json (every number
+// of report.md's tables) and bpc_vs_step.png (one panel per scale).
 //
-// Study directory: study.json (what the script set up: config file, seeds, reference system, data
-//   counts) and one systems/<name>/ per tokenizer with system.json ({"name", "role": "primary" |
-//   "secondary", "vocab_size", "tokenizer"}), gate.json (`morpheus lm check`) and, when the
-//   tokenizer passed the gate, seed-<s>/ run directories of `morpheus lm train` (result.json,
-//   metrics.jsonl) with generate-b1.json / generate-b32.json (`morpheus lm generate --stats`).
-// Statistics: per system mean ± sample SD and min–max of the final validation BPC over its seeds;
-//   per system the paired difference to the reference over the seeds both have, mean with a 95 %
-//   t-interval (Student t, n − 1 degrees of freedom); a difference is resolved when its interval
-//   excludes 0.
+// Study directory:
+//   study.json: {"title", "reference": a system's name, "setup": [markdown lines],
+//     "notes": [markdown lines], "scales": [{"name", "config", "info": `lm info` JSON,
+//     "seeds": [s, …]}, …], "attribution": [markdown lines] (optional)}.
+//   systems/<name>/system.json: {"name", "group" ("morpheus", "control", "off-the-shelf",
+//     "secondary"), "vocab_size", "tokenizer" (a description), "order" (the row order)};
+//     systems/<name>/gate.json: `morpheus lm check`.
+//   systems/<name>/<scale>/seed-<s>/: a `morpheus lm train` run (result.json: the final
+//     in-distribution validation BPC; metrics.jsonl: its curve), eval_ood.json (`morpheus lm
+//     eval -o` on the out-of-domain text) and, for the first seed of the first scale,
+//     generate-b1.json / generate-b32.json (`morpheus lm generate --stats`).
+//   Only the seeds study.json lists for a scale are read; a seed counts when its result.json
+//   exists (else it is reported missing), its out-of-domain numbers when eval_ood.json exists.
+// Statistics, per scale and system: mean ± sample SD and min–max over its seeds of the
+//   in-distribution BPC, of the out-of-domain BPC and of its two slices (all-upper lines, other
+//   lines); the paired difference to the reference system over the seeds both have, mean with a
+//   95 % t-interval (Student t, n − 1 degrees of freedom), for each of these four; a difference
+//   is resolved when its interval excludes 0.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +52,8 @@ PairedDifference paired_difference(const std::vector<int64_t>& seeds_a,
                                    const std::vector<int64_t>& seeds_b,
                                    const std::vector<double>& b);
 
-// Reads `study_dir`, writes study_dir/report.md and study_dir/bpc_vs_step.png.
+// Reads `study_dir`, writes study_dir/report.md, study_dir/report.json and
+// study_dir/bpc_vs_step.png. INVALID_ARGUMENT when study.json has no scales.
 Status write_study_report(const std::string& study_dir);
 
 }  // namespace morpheus::lm

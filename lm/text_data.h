@@ -6,6 +6,8 @@
 //     (compared Turkish-lower-cased with whitespace removed).
 //   check_round_trip: the reversibility gate — a tokenizer gets a BPC only when decode(encode(l))
 //     == l byte for byte on every line and every id is < its vocabulary size.
+//   split_by_line_hash: a text's training and validation parts by a hash of each line's bytes.
+//   slice_line_bits: per-line bits summed into the all-upper lines and the other lines.
 #pragma once
 
 #include <cstdint>
@@ -53,5 +55,61 @@ nlohmann::json gate_json(const GateResult& result);
 // Errors only for unreadable files; a lossy tokenizer is a result, not an error.
 StatusOr<GateResult> check_round_trip(const std::string& text_path, const std::string& ids_path,
                                       const std::string& decoded_path, int64_t vocab_size);
+
+// The split by line hash (`morpheus lm split`): a line goes to the validation part iff
+//   fnv1a64(the line's bytes, without its \n) mod 1,000,000 < round(share × 1,000,000),
+// and to the training part otherwise. The side of a line depends on its bytes alone, so the split
+// is deterministic and identical lines are always on the same side; each part keeps the input's
+// line order.
+inline constexpr uint64_t kSplitModulus = 1000000;
+uint64_t split_threshold(double share);  // round(share × kSplitModulus)
+bool is_validation_line(std::string_view line, uint64_t threshold);
+
+struct LineSplitOptions {
+  std::string text;  // the input text (valid UTF-8)
+  std::string train_out, valid_out;
+  double share = 0.05;         // in (0, 1)
+  int64_t min_chars = 300000;  // the validation part's least characters (as count_text counts)
+};
+
+struct LineSplit {
+  TextStats train, valid;
+  uint64_t threshold = 0;
+  std::string input_checksum;  // checksum_tag (core/hash.h) of the input file's bytes
+};
+
+// Reads options.text once and writes both parts atomically; when it fails, neither is written.
+// INVALID_ARGUMENT for a share outside (0, 1), one path for both parts, invalid UTF-8 (naming
+// the line) or a validation part of fewer than min_chars characters (hint: raise the share);
+// NOT_FOUND for a missing input.
+StatusOr<LineSplit> split_by_line_hash(const LineSplitOptions& options);
+
+// {"rule", "hash", "modulus", "threshold", "share", "min_chars", "input", "input_checksum",
+//  "train": {"lines", "characters"}, "valid": {"lines", "characters"}}.
+nlohmann::json line_split_json(const LineSplit& split, const LineSplitOptions& options);
+
+// An all-upper line has an upper-case letter and no lower-case letter (unicode::is_upper and
+// is_lower with the Turkish rules, so "İSTANBUL'DA 3 KİŞİ" is all-upper and "ANKARA ı" is not).
+// A line with no cased letter (digits, punctuation, caseless scripts, empty) is not.
+bool is_all_upper_line(std::string_view line);
+
+// One slice of a scored text: its lines, their characters (code points plus one per line, as
+// count_text counts) and the bits of their tokens and end-of-line ids.
+struct TextSlice {
+  int64_t lines = 0;
+  int64_t characters = 0;
+  double bits = 0;
+  // {"lines", "characters", "bits", "bpc"}; bpc is null for a slice without characters.
+  nlohmann::json to_json() const;
+};
+
+struct LineSlices {
+  TextSlice all_upper, other;
+};
+
+// Adds line i's bits (line_bits[i]) and characters to the slice of line i of `text_path`.
+// INVALID_ARGUMENT for invalid UTF-8 or when the text has not line_bits.size() lines.
+StatusOr<LineSlices> slice_line_bits(const std::string& text_path,
+                                     const std::vector<double>& line_bits);
 
 }  // namespace morpheus::lm

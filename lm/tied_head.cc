@@ -86,4 +86,21 @@ double tied_head_nll(const torch::Tensor& h, const torch::Tensor& w, const torch
   return total.item<double>();
 }
 
+torch::Tensor tied_head_token_nll(const torch::Tensor& h, const torch::Tensor& w,
+                                  const torch::Tensor& targets, int64_t chunk_rows) {
+  check_head_inputs(h, w, targets);
+  torch::NoGradGuard no_grad;
+  const int64_t n = h.size(0);
+  const int64_t rows =
+      chunk_rows > 0 ? chunk_rows : head_chunk_rows(w.size(0), w.size(1), h.device());
+  torch::Tensor out = torch::empty({n}, h.options());
+  for (int64_t start = 0; start < n; start += rows) {
+    const int64_t len = std::min(rows, n - start);
+    const torch::Tensor logp = torch::log_softmax(torch::mm(h.narrow(0, start, len), w.t()), 1);
+    out.narrow(0, start, len)
+        .copy_(logp.gather(1, targets.narrow(0, start, len).unsqueeze(1)).squeeze(1).neg());
+  }
+  return out;
+}
+
 }  // namespace morpheus::lm

@@ -3,6 +3,7 @@
 //   tied_head_cross_entropy(h [N,D] float, w [V,D] float, targets [N] int64 in [0, V))
 //     -> scalar mean of −log softmax(h·wᵀ)[target] (training).
 //   tied_head_nll(h, w, targets) -> Σ −ln p(target) as a double (evaluation, no gradient).
+//   tied_head_token_nll(h, w, targets) -> −ln p(target) of each row, [N] float (no gradient).
 // Rows go through in chunks of about kHeadChunkElements logits: chunk logits = h_c·wᵀ,
 // log-softmax, the loss; and, because the loss is the last node of the graph, its gradient is
 // formed in the same pass: g_c = (softmax − one-hot)/N, dh_c = g_c·w, dw += g_cᵀ·h_c. Backward
@@ -29,5 +30,8 @@ torch::Tensor tied_head_cross_entropy(const torch::Tensor& h, const torch::Tenso
 
 double tied_head_nll(const torch::Tensor& h, const torch::Tensor& w, const torch::Tensor& targets,
                      int64_t chunk_rows = 0);
+
+torch::Tensor tied_head_token_nll(const torch::Tensor& h, const torch::Tensor& w,
+                                  const torch::Tensor& targets, int64_t chunk_rows = 0);
 
 }  // namespace morpheus::lm

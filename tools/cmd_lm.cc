@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `morpheus lm …`: the language-model comparison of tokenizers (lm/README.md).
 //   lm train     a GPT on one tokenizer's ids (lm/lm_trainer.h), resumable
-//   lm eval      validation BPC of a checkpoint
+//   lm eval      BPC of a checkpoint on a text; with -o also per slice (all-upper lines, others)
 //   lm generate  sampling with a KV cache; tokens/s at a batch size
 //   lm check     the reversibility gate: decode(encode(line)) == line and every id < vocab
 //   lm heldout   the dev lines that do not occur in the training text
+//   lm split     a text's training and validation parts by a hash of each line
 //   lm chars     train|encode|decode: the reversible character-level tokenizer
 //   lm vocab-size, lm info, lm report: tokenizer vocabularies, widths, the study report
 #include <array>
@@ -63,8 +64,10 @@ void add_lm_train(CLI::App& lm, CommandRegistry& registry) {
   cmd->add_option("--vocab-size", o.vocab_size, "The tokenizer's vocabulary size (ids below it)")
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd->add_option("--config", args->configs, "Config JSON file(s) with an \"lm\" section");
-  cmd->add_option("--set", args->sets, "Override a key, e.g. --set lm.steps=100");
+  cmd->add_option(
+      "--config", args->configs,
+      "Config JSON file(s) with an \"lm\" section (default: none, the built-in defaults)");
+  cmd->add_option("--set", args->sets, "Override a key, e.g. --set lm.steps=100 (default: none)");
   cmd->add_option("--out", o.out_dir, "Run directory")->required();
   cmd->add_option("--device", o.device, "auto, cpu or cuda[:N]")->capture_default_str();
   cmd->add_flag("--resume", o.resume, "Continue from --out/checkpoint.pt when it exists");
@@ -76,6 +79,16 @@ struct LmEvalArgs {
   int64_t batch = 32;
 };
 
+// Without -o: bpc_json on stdout. With -o: eval_json, the bits split into the all-upper lines
+// and the other lines of the text.
+Status run_lm_eval(const LmEvalArgs& a) {
+  MORPHEUS_ASSIGN_OR_RETURN(lm::BpcResult r,
+                            lm::evaluate_lm(a.checkpoint, a.ids, a.text, a.device, a.batch));
+  if (a.output.empty()) return emit_lm_json(lm::bpc_json(r), "");
+  MORPHEUS_ASSIGN_OR_RETURN(lm::LineSlices slices, lm::slice_line_bits(a.text, r.line_bits));
+  return emit_lm_json(lm::eval_json(r, slices), a.output);
+}
+
 void add_lm_eval(CLI::App& lm, CommandRegistry& registry) {
   auto a = std::make_shared<LmEvalArgs>();
   CLI::App* cmd = lm.add_subcommand("eval", "Bits per character of a checkpoint on a text");
@@ -83,13 +96,13 @@ void add_lm_eval(CLI::App& lm, CommandRegistry& registry) {
   cmd->add_option("--ids", a->ids, "Ids of the text (the checkpoint's tokenizer)")->required();
   cmd->add_option("--text", a->text, "The raw text (BPC denominator)")->required();
   cmd->add_option("--device", a->device, "auto, cpu or cuda[:N]")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Windows per forward")->capture_default_str();
-  cmd->add_option("-o,--output", a->output, "JSON output (default stdout)");
-  registry.add(cmd, [a]() -> Status {
-    MORPHEUS_ASSIGN_OR_RETURN(lm::BpcResult r,
-                              lm::evaluate_lm(a->checkpoint, a->ids, a->text, a->device, a->batch));
-    return emit_lm_json(lm::bpc_json(r), a->output);
-  });
+  cmd->add_option("--batch", a->batch, "Windows per forward")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a->output,
+                  "JSON file with the BPC of the all-upper lines and of the others (default: "
+                  "{valid_bpc, valid_bits, valid_tokens, valid_characters} on stdout)");
+  registry.add(cmd, [a] { return run_lm_eval(*a); });
 }
 
 struct LmGenerateArgs {
@@ -211,6 +224,40 @@ void add_lm_heldout(CLI::App& lm, CommandRegistry& registry) {
   registry.add(cmd, [a] { return run_lm_heldout(*a); });
 }
 
+struct LmSplitArgs {
+  lm::LineSplitOptions options;
+  std::string stats;
+};
+
+Status run_lm_split(const LmSplitArgs& a) {
+  MORPHEUS_ASSIGN_OR_RETURN(lm::LineSplit split, lm::split_by_line_hash(a.options));
+  return emit_lm_json(lm::line_split_json(split, a.options), a.stats);
+}
+
+void add_lm_split(CLI::App& lm, CommandRegistry& registry) {
+  auto a = std::make_shared<LmSplitArgs>();
+  lm::LineSplitOptions& o = a->options;
+  CLI::App* cmd = lm.add_subcommand(
+      "split",
+      "Training and validation parts of a text: a line is validation iff fnv1a64(its bytes) mod "
+      "1,000,000 < share × 1,000,000 (identical lines on one side, order kept)");
+  cmd->add_option("--text", o.text, "The text to split (UTF-8)")->required();
+  cmd->add_option("--share", o.share, "Expected share of validation lines, in (0, 1)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--min-chars", o.min_chars,
+                  "Least characters (code points + line ends) of the validation part; fewer is "
+                  "an error")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--train-out", o.train_out, "The training part")->required();
+  cmd->add_option("--valid-out", o.valid_out, "The validation part")->required();
+  cmd->add_option("--stats", a->stats,
+                  "JSON: the rule, the share, the input's checksum, lines and characters of each "
+                  "part (default stdout)");
+  registry.add(cmd, [a] { return run_lm_split(*a); });
+}
+
 void add_lm_chars(CLI::App& lm, CommandRegistry& registry) {
   CLI::App* chars = lm.add_subcommand(
       "chars", "Character-level tokenizer: training code points + byte fallback (reversible)");
@@ -278,8 +325,10 @@ Status run_lm_info(const LmInfoArgs& a) {
 void add_lm_info_and_report(CLI::App& lm, CommandRegistry& registry) {
   auto info = std::make_shared<LmInfoArgs>();
   CLI::App* cmd = lm.add_subcommand("info", "Width and parameters per vocabulary size (JSON)");
-  cmd->add_option("--config", info->configs, "Config JSON file(s) with an \"lm\" section");
-  cmd->add_option("--set", info->sets, "Override a key, e.g. lm.d_model=256");
+  cmd->add_option(
+      "--config", info->configs,
+      "Config JSON file(s) with an \"lm\" section (default: none, the built-in defaults)");
+  cmd->add_option("--set", info->sets, "Override a key, e.g. --set lm.d_model=256 (default: none)");
   cmd->add_option("--vocab-size", info->vocab_sizes, "Tokenizer vocabulary size(s)")->required();
   registry.add(cmd, [info] { return run_lm_info(*info); });
 
@@ -297,7 +346,9 @@ void add_lm_info_and_report(CLI::App& lm, CommandRegistry& registry) {
 
   auto study = std::make_shared<std::string>();
   CLI::App* report = lm.add_subcommand(
-      "report", "Write STUDY/report.md and STUDY/bpc_vs_step.png (scripts/lm_study.sh)");
+      "report",
+      "Write STUDY/report.md, STUDY/report.json and STUDY/bpc_vs_step.png from a study directory "
+      "(scripts/lm_study.sh; layout in lm/README.md)");
   report->add_option("--study", *study, "Study directory")->required();
   registry.add(report, [study] { return lm::write_study_report(*study); });
 }
@@ -313,6 +364,7 @@ void register_lm_commands(CLI::App& app, CommandRegistry& registry) {
   add_lm_generate(*lm, registry);
   add_lm_check(*lm, registry);
   add_lm_heldout(*lm, registry);
+  add_lm_split(*lm, registry);
   add_lm_chars(*lm, registry);
   add_lm_info_and_report(*lm, registry);
 }

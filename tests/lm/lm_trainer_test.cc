@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The LM trainer and BPC evaluation on a character-level encoding of a small synthetic text:
-// the uniform model's BPC, every token and character counted, determinism per seed, exact
-// resume, and clear errors on bad input.
+// the uniform model's BPC, every token and character counted, the bits of each line and of the
+// all-upper and other lines, determinism per seed, exact resume, and clear errors on bad input.
 #include "lm/lm_trainer.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +10,11 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/file_util.h"
 #include "core/json_config.h"
+#include "core/unicode.h"
 #include "lm/char_codec.h"
 #include "lm/id_lines.h"
 #include "lm/lm_checkpoint.h"
@@ -31,8 +33,8 @@ struct Corpus {
 
 // Sentences of Turkish words (some lines empty) encoded with the character codec.
 Corpus make_corpus(const std::string& tag) {
-  static const char* kWords[] = {"ev",    "evler", "kitap",     "kitabı", "göz", "yol",
-                                 "çiçek", "güzel", "Ankara'da", "2",      "kış", "."};
+  static constexpr const char* kWords[] = {"ev",    "evler", "kitap",     "kitabı", "göz", "yol",
+                                           "çiçek", "güzel", "Ankara'da", "2",      "kış", "."};
   Corpus c;
   c.dir = testing::make_temp_dir(tag);
   std::mt19937_64 rng(9);
@@ -64,6 +66,19 @@ Corpus make_corpus(const std::string& tag) {
     EXPECT_TRUE(write_file_atomic(*out, ids).ok());
   }
   return c;
+}
+
+// The id lines of `text` under `codec`.
+std::string encode_lines(const CharCodec& codec, const std::string& text) {
+  std::istringstream in(text);
+  std::string line, ids;
+  std::vector<int32_t> v;
+  while (std::getline(in, line)) {
+    EXPECT_TRUE(codec.encode(line, &v).ok());
+    for (size_t i = 0; i < v.size(); ++i) ids += (i ? " " : "") + std::to_string(v[i]);
+    ids += "\n";
+  }
+  return ids;
 }
 
 LmConfig tiny_config() {
@@ -232,6 +247,93 @@ TEST(LmTrainerTest, EvalOfTheFinalCheckpointEqualsTheTrainingResult) {
   ASSERT_TRUE(evaluated.ok()) << evaluated.status().message();
   EXPECT_NEAR(evaluated->bpc(), trained->valid.bpc(), 1e-9);
   EXPECT_FALSE(evaluate_lm(run + "/final.pt", c.train_ids, c.valid_text, "cpu", 3).ok());
+}
+
+TEST(LmTrainerTest, LineBitsAreNonNegativeAndAddUpToTheTotal) {
+  const Corpus c = make_corpus("lmlines");
+  torch::manual_seed(7);
+  Gpt gpt(GptOptions{c.vocab + 1, 16, 1, 2, 16, 0.0});
+  const IdLines ids = read_id_lines(c.valid_ids, c.vocab).value();
+  const TextStats text = count_text(c.valid_text).value();
+  const BpcResult r =
+      evaluate_stream(*gpt, token_stream(ids), text.characters(), 16, 3, torch::kCPU);
+  ASSERT_EQ(r.line_bits.size(), ids.num_lines());
+  double sum = 0;
+  for (double bits : r.line_bits) {
+    EXPECT_GT(bits, 0);  // every line has at least its end-of-line id
+    sum += bits;
+  }
+  EXPECT_NEAR(sum, r.bits, 1e-12 * r.bits);
+}
+
+TEST(LmTrainerTest, LineBitsWithAOneTokenWindowAreThoseOfTheLineAlone) {
+  // With one target per window, a token is predicted from the token before it alone, so a line's
+  // bits do not depend on the other lines: scoring the line by itself gives the same bits.
+  const Corpus c = make_corpus("lmlinealone");
+  torch::manual_seed(8);
+  Gpt gpt(GptOptions{c.vocab + 1, 16, 1, 2, 16, 0.0});
+  const IdLines ids = read_id_lines(c.valid_ids, c.vocab).value();
+  const BpcResult all = evaluate_stream(*gpt, token_stream(ids), 1, 1, 8, torch::kCPU);
+  ASSERT_EQ(all.line_bits.size(), ids.num_lines());
+  for (size_t i = 0; i < ids.num_lines(); ++i) {
+    std::vector<int32_t> line = {ids.eol()};  // eol, the line's ids, eol
+    line.insert(line.end(), ids.ids.begin() + ids.offsets[i], ids.ids.begin() + ids.offsets[i + 1]);
+    line.push_back(ids.eol());
+    const BpcResult alone = evaluate_stream(*gpt, line, 1, 1, 8, torch::kCPU);
+    ASSERT_EQ(alone.line_bits.size(), 1u);
+    EXPECT_NEAR(all.line_bits[i], alone.line_bits[0], 1e-5 * alone.line_bits[0]) << "line " << i;
+  }
+}
+
+// Lower-case training lines; validation lines lower-case and their upper-case forms, so the
+// upper-case lines hold ids the model never saw as targets.
+Corpus make_case_corpus(const std::string& tag) {
+  Corpus c;
+  c.dir = testing::make_temp_dir(tag);
+  static constexpr const char* kLines[] = {"ev ve yol", "kitap güzel", "göz ve ev", "yol güzel"};
+  std::string train, valid, both;
+  for (int i = 0; i < 60; ++i) train += std::string(kLines[i % 4]) + "\n";
+  for (const char* line : kLines) {
+    valid += std::string(line) + "\n" + unicode::to_upper(line) + "\n";
+  }
+  c.train_text = c.dir + "/train.txt";
+  c.valid_text = c.dir + "/valid.txt";
+  EXPECT_TRUE(write_file_atomic(c.train_text, train).ok());
+  EXPECT_TRUE(write_file_atomic(c.valid_text, valid).ok());
+  EXPECT_TRUE(write_file_atomic(c.dir + "/both.txt", train + valid).ok());
+  const CharCodec codec = CharCodec::train(c.dir + "/both.txt").value();  // one id per letter
+  c.vocab = codec.vocab_size();
+  c.train_ids = c.train_text + ".ids";
+  c.valid_ids = c.valid_text + ".ids";
+  EXPECT_TRUE(write_file_atomic(c.train_ids, encode_lines(codec, train)).ok());
+  EXPECT_TRUE(write_file_atomic(c.valid_ids, encode_lines(codec, valid)).ok());
+  return c;
+}
+
+TEST(LmTrainerTest, EvalSlicesSplitTheBitsOfAllUpperAndOtherLines) {
+  const Corpus c = make_case_corpus("lmslices");
+  const std::string run = testing::make_temp_dir("lmslices_runs") + "/r";
+  LmTrainOptions o = options_for(c, run);
+  o.config.steps = 40;
+  o.config.eval_every = 0;
+  o.config.checkpoint_every = 0;
+  ASSERT_TRUE(train_lm(o).ok());
+  auto r = evaluate_lm(run + "/final.pt", c.valid_ids, c.valid_text, "cpu", 3);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto slices = slice_line_bits(c.valid_text, r->line_bits);
+  ASSERT_TRUE(slices.ok()) << slices.status().message();
+  const json j = eval_json(*r, *slices);
+  const json& upper = j["slices"]["all_upper"];
+  const json& other = j["slices"]["other"];
+  EXPECT_EQ(upper["lines"], 4);
+  EXPECT_EQ(other["lines"], 4);
+  EXPECT_EQ(upper["characters"].get<int64_t>() + other["characters"].get<int64_t>(),
+            j["characters"].get<int64_t>());
+  EXPECT_NEAR(upper["bits"].get<double>() + other["bits"].get<double>(), j["bits"].get<double>(),
+              1e-9 * j["bits"].get<double>());
+  EXPECT_DOUBLE_EQ(j["bpc"].get<double>(), r->bpc());
+  // The unseen upper-case ids cost far more than the lines the model was trained on.
+  EXPECT_GT(upper["bpc"].get<double>(), 2 * other["bpc"].get<double>());
 }
 
 }  // namespace
