@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The build step of `pip install --no-build-isolation .`: CMake builds the project and
 `cmake --install --strip --prefix <wheel>/morpheus` fills the package: the Python modules and
-extensions (_tokenizer, _embed), bin/ (morpheus, morpheus-torch, morpheus-model-server,
-morpheus-spm) and share/morpheus (configs, lexicons). The installed package finds its binaries
+extensions (_tokenizer, _embed: torch-free, the model on the engine), bin/ (morpheus,
+morpheus-torch, morpheus-spm) and share/morpheus (configs, lexicons). The installed package finds its binaries
 in its own bin/ (_paths.py), the binaries their data in ../share/morpheus (core/install_dirs.h).
 
 By default CMake configures and builds build/pip (Release, no tests or benchmarks).
@@ -22,8 +22,8 @@ from setuptools.dist import Distribution
 ROOT = os.path.dirname(os.path.abspath(__file__))
 REUSED = os.environ.get("MORPHEUS_CMAKE_BUILD_DIR", "")
 CMAKE_BUILD = os.path.abspath(REUSED) if REUSED else os.path.join(ROOT, "build", "pip")
-TARGETS = ["morpheus", "morpheus-torch", "morpheus-model-server", "morpheus-spm",
-           "morpheus_python_tokenizer", "morpheus_python_embed"]
+TARGETS = ["morpheus", "morpheus-torch", "morpheus-spm", "morpheus_python_tokenizer",
+           "morpheus_python_embed"]
 
 
 def project_version():

@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "config/config_loader.h"
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/status.h"
 #include "model/boundary_detector.h"
@@ -43,7 +45,6 @@
 #include "model/poisson_binomial.h"
 #include "train/batcher.h"
 #include "train/cache.h"
-#include "train/config_loader.h"
 #include "train/distributed.h"
 
 namespace {
@@ -248,11 +249,12 @@ morpheus::Status run(const Options& o) {
   if (o.threads > 0) torch::set_num_threads(o.threads);
   MORPHEUS_ASSIGN_OR_RETURN(tr::CacheReader cache,
                             tr::CacheReader::open(morpheus::path_join(o.data, "train.cache")));
-  MORPHEUS_ASSIGN_OR_RETURN(json resolved, tr::load_config(o.configs, o.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(json resolved, morpheus::config::load_config(o.configs, o.sets));
   resolved["model"]["char_vocab_size"] = cache.info().char_vocab_size;
   resolved["model"]["word_vocab_size"] = cache.info().word_vocab_size;
   resolved["model"]["root_vocab_size"] = cache.info().root_vocab_size;
-  MORPHEUS_ASSIGN_OR_RETURN(M::ModelConfig config, M::model_config_from_json(resolved, "config"));
+  MORPHEUS_ASSIGN_OR_RETURN(M::ModelConfig config,
+                            morpheus::section_from_json<M::ModelConfig>(resolved, "config"));
   const tr::EpochPlan plan = tr::plan_sequential(cache.num_windows(), o.batch_windows, 0);
   const M::MorpheusBatch batch = tr::make_batch(cache, plan.at(0), config.max_word_len, false);
   const bool cuda = torch::cuda::is_available();

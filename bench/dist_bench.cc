@@ -26,12 +26,13 @@
 #include <thread>
 #include <vector>
 
+#include "config/config_loader.h"
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "model/config.h"
 #include "model/losses.h"
 #include "train/cache.h"
-#include "train/config_loader.h"
 #include "train/distributed.h"
 
 namespace {
@@ -63,9 +64,9 @@ torch::Tensor touched_rows(int64_t vocab, int64_t words, int64_t negatives, uint
 // One rank of part 1: exchange timings for `config_path`.
 int exchange_rank(DataParallel& dp, const std::string& config_path, double words_per_window,
                   int reps) {
-  auto resolved = morpheus::train::load_config({config_path}, {});
+  auto resolved = morpheus::config::load_config({config_path}, {});
   if (!resolved.ok()) return 1;
-  auto mcfg = morpheus::model::model_config_from_json(*resolved, config_path);
+  auto mcfg = morpheus::section_from_json<morpheus::model::ModelConfig>(*resolved, config_path);
   if (!mcfg.ok()) return 1;
   const int64_t batch_windows = (*resolved)["train"].value("batch_windows", int64_t{256});
   morpheus::model::MorpheusWithHeads module(*mcfg);

@@ -144,8 +144,7 @@ void report_tf32(const morpheus::infer::NeuralSegmenter& seg, const std::vector<
   morpheus::model::configure_device(device);  // TF32 on
   const double rate = words_per_s(seg, words, reps);
   const size_t same = same_count(want, seg.segment_many(words));
-  at::globalContext().setAllowTF32CuBLAS(false);
-  at::globalContext().setAllowTF32CuDNN(false);
+  morpheus::model::configure_inference_device(device);  // full float again
   std::printf("  TF32 %.0f words/s vs float %.0f words/s (%.2fx); same segmentation %zu/%zu\n",
               rate, float_rate, rate / float_rate, same, want.size());
 }

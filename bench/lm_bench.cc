@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_section.h"
 #include "lm/gpt.h"
 #include "lm/lm_config.h"
 #include "lm/lm_trainer.h"
@@ -223,7 +224,7 @@ int main(int argc, char** argv) {
       return usage();
   }
   if (configs.empty()) configs.push_back(MORPHEUS_SOURCE_DIR "/configs/lm_small.json");
-  auto cfg = morpheus::lm::load_lm_config(configs, sets);
+  auto cfg = morpheus::load_section<morpheus::lm::LmConfig>(configs, sets);
   auto device = morpheus::model::resolve_device(device_name);
   if (!cfg.ok() || !device.ok()) {
     std::fprintf(stderr, "error: %s\n",

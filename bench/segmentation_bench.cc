@@ -20,7 +20,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 #include "model/cpu_allocator.h"
 #include "model/losses.h"
 #include "model/poisson_binomial.h"
+#include "tests/support/synthetic_batch.h"
 
 namespace {
 
@@ -110,42 +110,15 @@ void bench_segmentation(int reps, const std::string& only) {
               t_naive / t_fused, t_naive / t_ops);
 }
 
-morpheus::model::MorpheusBatch paper_batch(const morpheus::model::ModelConfig& c,
-                                           int64_t sentences) {
-  std::mt19937_64 rng(7);
-  auto uniform = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
-  std::vector<int64_t> counts;
-  int64_t n = 0;
-  for (int64_t i = 0; i < sentences; ++i) {
-    counts.push_back(uniform(8, c.max_sent_len));
-    n += counts.back();
-  }
-  const int64_t t = c.max_word_len;
-  morpheus::model::MorpheusBatch b;
-  b.char_ids = torch::zeros({n, t}, torch::kLong);
-  b.case_flags = torch::zeros({n, t}, torch::kLong);
-  b.boundary_labels = torch::zeros({n, t - 1});
-  b.confidence = torch::ones({n});
-  b.word_ids = torch::zeros({n}, torch::kLong);
-  b.root_ids = torch::zeros({n}, torch::kLong);
-  b.word_index = torch::full({sentences, c.max_sent_len}, int64_t{-1}, torch::kLong);
-  auto ids = b.char_ids.accessor<int64_t, 2>();
-  auto labels = b.boundary_labels.accessor<float, 2>();
-  int64_t w = 0;
-  for (int64_t sent = 0; sent < sentences; ++sent) {
-    for (int64_t slot = 0; slot < counts[static_cast<size_t>(sent)]; ++slot, ++w) {
-      const int64_t len = uniform(2, 14);
-      ids[w][0] = 2;
-      for (int64_t i = 1; i <= len; ++i) ids[w][i] = uniform(4, 32);
-      ids[w][len + 1] = 3;
-      for (int64_t g = 2; g < len; ++g) labels[w][g] = uniform(0, 3) == 0 ? 1.f : 0.f;
-      b.word_ids[w] = uniform(0, c.word_vocab_size - 1);
-      b.root_ids[w] = uniform(0, 300);
-      b.word_index[sent][slot] = w;
-    }
-  }
+// The training batch of the paper config: 32 sentence rows of 20 synthetic words of 3..14 letters
+// (tests/support/synthetic_batch.h), trimmed to its longest word as packed batches are (outputs
+// do not depend on padding).
+morpheus::model::MorpheusBatch paper_batch(const morpheus::model::ModelConfig& c) {
+  morpheus::model::MorpheusBatch b = morpheus::testing::synthetic_batch(c, 32, 20, 14, 7);
+  const int64_t t = b.char_ids.ne(0).sum(1).max().item<int64_t>();
+  b.char_ids = b.char_ids.slice(1, 0, t).contiguous();
+  b.case_flags = b.case_flags.slice(1, 0, t).contiguous();
+  b.boundary_labels = b.boundary_labels.slice(1, 0, t - 1).contiguous();
   return b;
 }
 
@@ -154,12 +127,8 @@ void bench_train_step(int reps) {
   torch::manual_seed(1);
   morpheus::model::MorpheusWithHeads all(c);
   all->train();
-  morpheus::model::MorpheusBatch batch = paper_batch(c, 32);
-  // Packed batches are trimmed to their longest word (outputs do not depend on padding).
-  const int64_t t = batch.char_ids.ne(0).sum(1).max().item<int64_t>();
-  batch.char_ids = batch.char_ids.slice(1, 0, t).contiguous();
-  batch.case_flags = batch.case_flags.slice(1, 0, t).contiguous();
-  batch.boundary_labels = batch.boundary_labels.slice(1, 0, t - 1).contiguous();
+  const morpheus::model::MorpheusBatch batch = paper_batch(c);
+  const int64_t t = batch.char_ids.size(1);
   const int64_t words = batch.char_ids.size(0);
   torch::optim::AdamW opt(
       all->parameters(),
@@ -192,11 +161,7 @@ void profile_train_step(int reps) {
   torch::manual_seed(1);
   M::MorpheusWithHeads all(c);
   all->train();
-  M::MorpheusBatch batch = paper_batch(c, 32);
-  const int64_t t = batch.char_ids.ne(0).sum(1).max().item<int64_t>();
-  batch.char_ids = batch.char_ids.slice(1, 0, t).contiguous();
-  batch.case_flags = batch.case_flags.slice(1, 0, t).contiguous();
-  batch.boundary_labels = batch.boundary_labels.slice(1, 0, t - 1).contiguous();
+  const M::MorpheusBatch batch = paper_batch(c);
   torch::optim::AdamW opt(
       all->parameters(),
       torch::optim::AdamWOptions(3e-4).betas({0.9, 0.98}).eps(1e-6).weight_decay(0.01));
@@ -270,8 +235,8 @@ void profile_train_step(int reps) {
   std::printf(
       "profile of one paper training step (32 sentences, %lld words, T=%lld), %d threads,"
       " median of %d:\n",
-      static_cast<long long>(batch.char_ids.size(0)), static_cast<long long>(t),
-      torch::get_num_threads(), reps);
+      static_cast<long long>(batch.char_ids.size(0)),
+      static_cast<long long>(batch.char_ids.size(1)), torch::get_num_threads(), reps);
   double sum = 0;
   for (auto& [name, v] : parts) {
     std::sort(v.begin(), v.end());

@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "config/config_loader.h"
 #include "core/logging.h"
 #include "model/attention.h"
 #include "model/cpu_allocator.h"
-#include "train/config_loader.h"
 #include "train/trainer.h"
 
 namespace {
@@ -52,7 +52,7 @@ int child_main(const Options& o, const std::string& config, const std::string& o
   if (caching) morpheus::model::install_caching_cpu_allocator();
   morpheus::model::ValidRows::set_packing_enabled(o.row_packing);
   morpheus::set_log_level(morpheus::LogLevel::kWarning);
-  auto resolved = morpheus::train::load_config(
+  auto resolved = morpheus::config::load_config(
       {config}, {"train.max_steps=" + std::to_string(o.steps), "train.grad_accum=1",
                  "train.batch_windows=" + std::to_string(o.batch_windows), "train.log_every=1",
                  "train.eval_every=0", "train.checkpoint_every=0", "train.dev_max_windows=1",

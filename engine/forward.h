@@ -69,12 +69,17 @@ class Forward {
   void gap_logits(const std::vector<const WordIds*>& words, std::vector<float>* logits,
                   Trace* trace = nullptr);
   // Word embeddings [N,D] into out (row i for word i): boundaries at every gap (BOS and EOS gaps
-  // included) where the logit exceeds logit_threshold, by decide_gaps. Returns how many words
-  // were recomputed in double precision.
+  // included) where the logit exceeds logit_threshold, by decide_gaps. A word's row is the same
+  // whatever words share the call (gemm_nt_row_stable). Returns how many words were recomputed in
+  // double precision.
   size_t embeddings(const std::vector<const WordIds*>& words, double logit_threshold, float* out,
                     Trace* trace = nullptr);
 
  private:
+  // gemm_nt, or gemm_nt_row_stable while row_stable_ (embeddings: a word's row then does not
+  // depend on the block it is computed in).
+  void gemm(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
+            float* c, size_t ldc) const;
   void layout(const std::vector<const WordIds*>& words);
   void encode(const std::vector<const WordIds*>& words, Trace* trace);
   void convolution();
@@ -89,6 +94,7 @@ class Forward {
   const Model& model_;
   std::vector<size_t> offsets_;  // [N+1] row offsets
   size_t rows_ = 0, gaps_ = 0;
+  bool row_stable_ = false;
   std::vector<float> h_, encoded_, qkv_, heads_, tmp_, wide_, col_, scratch_;
 };
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <vector>
 
 #include "engine/simd.h"
 
@@ -224,6 +225,21 @@ void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const flo
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), 1.0f, a, static_cast<int>(lda), w, static_cast<int>(ldw), 0.0f,
               c, static_cast<int>(ldc));
+}
+
+void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
+                        size_t ldw, float* c, size_t ldc) {
+  const size_t full = m - m % kStableRows;
+  for (size_t r = 0; r < full; r += kStableRows) {
+    gemm_nt(kStableRows, n, k, a + r * lda, lda, w, ldw, c + r * ldc, ldc);
+  }
+  if (full == m) return;
+  thread_local std::vector<float> a_pad, c_pad;
+  a_pad.assign(kStableRows * k, 0.0f);
+  c_pad.resize(kStableRows * n);
+  for (size_t r = full; r < m; ++r) std::copy_n(a + r * lda, k, &a_pad[(r - full) * k]);
+  gemm_nt(kStableRows, n, k, a_pad.data(), k, w, ldw, c_pad.data(), n);
+  for (size_t r = full; r < m; ++r) std::copy_n(&c_pad[(r - full) * n], n, c + r * ldc);
 }
 
 MORPHEUS_SIMD_CLONES

@@ -30,6 +30,15 @@ class SingleThreadedBlas {
 void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
              float* c, size_t ldc);
 
+// Rows per call of gemm_nt_row_stable.
+constexpr size_t kStableRows = 64;
+// gemm_nt in calls of exactly kStableRows rows (the last padded with zero rows): BLAS chooses its
+// kernel, and so its rounding, by the shape of a call (OpenBLAS takes another path for a few
+// rows), so only calls of one shape make a row's result depend on that row alone, not on how
+// many rows share the call. Slower than gemm_nt (the weight is packed once per call).
+void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
+                        size_t ldw, float* c, size_t ldc);
+
 // x[r] = GELU(x[r] + bias) for rows × n values (GELU in its erf form, |error of erf| < 2e-7).
 void bias_gelu(float* x, size_t rows, size_t n, const float* bias);
 

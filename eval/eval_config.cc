@@ -8,7 +8,7 @@
 #include <set>
 #include <string_view>
 
-#include "core/json_config.h"
+#include "core/config_section.h"
 
 namespace morpheus::eval {
 
@@ -16,22 +16,16 @@ namespace {
 using json = nlohmann::json;
 }  // namespace
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SystemSpec, name, artifact, segment, encode, decode,
-                                                embed, segmentations, embeddings, published,
-                                                builtin, table_words, supervision)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GoldPaths, mc2010, ud_stem_boundary, morphscore_v1,
-                                                ud_types, penn, sigmorphon, ud_dir, hybrid_lexicon,
-                                                sentences)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpeedOptions, warm_runs, max_chars)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EmbeddingOptions, min_family_forms, max_words,
-                                                max_pairs, probe_folds, probe_max_items,
-                                                probe_min_class, probe_iterations, pca_families,
-                                                pca_max_forms, seed)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalConfig, shared_data, run_dir, gold,
-                                                training_text, split, speed, embeddings,
-                                                published_figures, systems)
-
-json eval_config_defaults() { return EvalConfig{}; }
+MORPHEUS_CONFIG_FIELDS(SystemSpec, name, artifact, segment, encode, decode, embed, segmentations,
+                       embeddings, published, builtin, table_words, supervision)
+MORPHEUS_CONFIG_FIELDS(GoldPaths, mc2010, ud_stem_boundary, morphscore_v1, ud_types, penn,
+                       sigmorphon, ud_dir, hybrid_lexicon, sentences)
+MORPHEUS_CONFIG_FIELDS(SpeedOptions, warm_runs, max_chars)
+MORPHEUS_CONFIG_FIELDS(EmbeddingOptions, min_family_forms, max_words, max_pairs, probe_folds,
+                       probe_max_items, probe_min_class, probe_iterations, pca_families,
+                       pca_max_forms, seed)
+MORPHEUS_CONFIG_FIELDS(EvalConfig, shared_data, run_dir, gold, training_text, split, speed,
+                       embeddings, published_figures, systems)
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -64,7 +58,7 @@ Status expand_value(json& value, const std::string& where, bool command, const s
   if (!value.is_string()) return ok_status();  // null: reported as a type error later
   std::string text = value.get<std::string>();
   if (run_dir.empty() && text.find(kRunDir) != std::string::npos) {
-    return invalid_argument("eval config: " + where + " uses {run_dir} but no run directory is set",
+    return invalid_argument(where + " uses {run_dir} but no run directory is set",
                             "pass --run-dir DIR (the directory scripts/main.sh writes: runs/main) "
                             "or --set run_dir=DIR");
   }
@@ -104,7 +98,7 @@ Status expand_placeholders(json& config) {
 }  // namespace
 
 StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
-  const std::string where = "eval config: systems[" + std::to_string(index) + "]";
+  const std::string where = "systems[" + std::to_string(index) + "]";
   if (!j.is_object()) return invalid_argument(where + " must be an object");
   const json known = SystemSpec{};
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -137,15 +131,15 @@ StatusOr<SystemSpec> parse_system(const json& j, size_t index) {
 Status EvalConfig::validate() const {
   MORPHEUS_RETURN_IF_ERROR(parse_gold_part(split).status());
   if (embeddings.probe_folds < 2) {
-    return invalid_argument("eval config: embeddings.probe_folds must be ≥ 2");
+    return invalid_argument("embeddings.probe_folds must be ≥ 2");
   }
   if (embeddings.min_family_forms < 2) {
-    return invalid_argument("eval config: embeddings.min_family_forms must be ≥ 2");
+    return invalid_argument("embeddings.min_family_forms must be ≥ 2");
   }
   std::set<std::string> names;
   for (size_t i = 0; i < systems.size(); ++i) {
     if (!names.insert(systems[i].name).second) {
-      return invalid_argument("eval config: systems[" + std::to_string(i) + "]: duplicate name '" +
+      return invalid_argument("systems[" + std::to_string(i) + "]: duplicate name '" +
                               systems[i].name + "'");
     }
   }
@@ -157,24 +151,13 @@ GoldPart EvalConfig::part() const {
   return p.ok() ? *p : GoldPart::kReport;
 }
 
-StatusOr<EvalConfig> eval_config_from_json(const json& j) {
-  json merged = eval_config_defaults();
-  MORPHEUS_RETURN_IF_ERROR(merge_config(merged, j, "eval config"));
-  const json& systems = merged.at("systems");
-  if (!systems.is_array()) return invalid_argument("eval config: 'systems' must be an array");
+Status EvalConfig::check_json(json& config) {
+  const json& systems = config.at("systems");
+  if (!systems.is_array()) return invalid_argument("'systems' must be an array");
   for (size_t i = 0; i < systems.size(); ++i) {
     MORPHEUS_RETURN_IF_ERROR(parse_system(systems[i], i).status());
   }
-  MORPHEUS_RETURN_IF_ERROR(expand_placeholders(merged));
-  EvalConfig c;
-  try {
-    c = merged.get<EvalConfig>();
-  } catch (const json::exception& ex) {
-    return invalid_argument(std::string("eval config: ") + ex.what(),
-                            "compare with configs/eval.json");
-  }
-  MORPHEUS_RETURN_IF_ERROR(c.validate());
-  return c;
+  return expand_placeholders(config);
 }
 
 }  // namespace morpheus::eval

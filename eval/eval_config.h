@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// EvalConfig: the configuration of `morpheus eval` (configs/eval.json). Defaults live in the
-// structs below and nowhere else; JSON (de)serialization is in eval_config.cc. Paths are relative
-// to the working directory (the repo root). Two placeholders may appear in every path and system
-// command: "{shared_data}", the data folder beside the checkout (`shared_data`;
+// EvalConfig: the configuration of `morpheus eval` (configs/eval.json), a config section that is
+// the whole object, read by section_from_json<EvalConfig> (core/config_section.h). Defaults live
+// in the structs below and nowhere else; their JSON fields are in eval_config.cc. Paths are
+// relative to the working directory (the repo root). Two placeholders may appear in every path and
+// system command: "{shared_data}", the data folder beside the checkout (`shared_data`;
 // $MORPHEUS_SHARED_DATA wins), and "{run_dir}", the run directory whose prepared artifacts the
 // systems read (`run_dir`, `morpheus eval --run-dir`; scripts/main.sh writes runs/main).
 #pragma once
@@ -78,6 +79,7 @@ struct EmbeddingOptions {
 };
 
 struct EvalConfig {
+  static constexpr const char* kSection = "";  // the whole config object
   std::string shared_data = "../shared/data";  // value of "{shared_data}"
   // Value of "{run_dir}" (`morpheus eval --run-dir`); empty: a config that uses it is an error.
   std::string run_dir;
@@ -91,6 +93,10 @@ struct EvalConfig {
   std::string published_figures = "eval/published_figures.json";
   std::vector<SystemSpec> systems;
 
+  // Checks each "systems" entry (parse_system), then replaces "{shared_data}" and "{run_dir}" in
+  // the gold paths, the training text, system paths and (shell-quoted) system commands of the
+  // merged config; "{run_dir}" without a run_dir is INVALID_ARGUMENT naming where it is used.
+  static Status check_json(nlohmann::json& config);
   // OK, or INVALID_ARGUMENT naming the first bad field.
   Status validate() const;
   // The part `split` names (call after validate).
@@ -105,22 +111,13 @@ void to_json(nlohmann::json& j, const SpeedOptions& options);
 void from_json(const nlohmann::json& j, SpeedOptions& options);
 void to_json(nlohmann::json& j, const EmbeddingOptions& options);
 void from_json(const nlohmann::json& j, EmbeddingOptions& options);
-// Missing keys keep their defaults (from_json throws nlohmann::json::exception on a type error;
-// use eval_config_from_json for unknown keys and a Status).
+// Missing keys keep their defaults (section_from_json<EvalConfig> rejects unknown keys and
+// returns a Status).
 void to_json(nlohmann::json& j, const EvalConfig& config);
 void from_json(const nlohmann::json& j, EvalConfig& config);
 
-// The defaults as JSON (the base of core/json_config.h resolution).
-nlohmann::json eval_config_defaults();
-
 // Validates one "systems" entry: unknown keys, non-string values and a missing name are errors.
 StatusOr<SystemSpec> parse_system(const nlohmann::json& j, size_t index);
-
-// Reads a config object: defaults ← `j` (unknown keys and type changes are errors), each system
-// checked by parse_system, then validate. "{shared_data}" and "{run_dir}" are replaced in gold
-// paths, the training text, system paths and (shell-quoted) system commands; "{run_dir}" without
-// a run_dir is INVALID_ARGUMENT naming where it is used.
-StatusOr<EvalConfig> eval_config_from_json(const nlohmann::json& j);
 
 // `s` in single quotes for /bin/sh.
 std::string shell_quote(const std::string& s);

@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "eval/gold_sets.h"
@@ -89,7 +90,8 @@ StatusOr<PublishedFigures> load_published_figures(const EvalConfig& c) {
 }  // namespace
 
 Status run_eval(const nlohmann::json& config, const std::string& out_dir) {
-  MORPHEUS_ASSIGN_OR_RETURN(const EvalConfig c, eval_config_from_json(config));
+  MORPHEUS_ASSIGN_OR_RETURN(const EvalConfig c,
+                            section_from_json<EvalConfig>(config, "eval config"));
   MORPHEUS_RETURN_IF_ERROR(check_artifacts(c));
   MORPHEUS_ASSIGN_OR_RETURN(const PublishedFigures figures, load_published_figures(c));
   const std::string work = path_join(out_dir, "work");

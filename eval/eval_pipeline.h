@@ -17,8 +17,8 @@
 namespace morpheus::eval {
 
 // Runs the whole evaluation and writes the report into out_dir (created if needed). `config` is
-// read by eval_config_from_json (missing keys keep their defaults; unknown keys are errors); the
-// published figures are read from its "published_figures" file.
+// read by section_from_json<EvalConfig> (missing keys keep their defaults; unknown keys are
+// errors); the published figures are read from its "published_figures" file.
 Status run_eval(const nlohmann::json& config, const std::string& out_dir);
 
 }  // namespace morpheus::eval

@@ -10,6 +10,7 @@
 #include "core/logging.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "core/word_counts.h"
 #include "tokenizer/cbpe/bpe_trainer.h"
 #include "tokenizer/cbpe/cbpe_model.h"
 #include "tokenizer/cbpe/plain_segmenters.h"

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "core/progress.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "core/word_counts.h"
 #include "infer/model_card.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
@@ -452,34 +452,6 @@ Status check_writer_options(const WriterOptions& options) {
       tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
   if (!options.card_eval.empty()) MORPHEUS_RETURN_IF_ERROR(check_readable_file(options.card_eval));
   return ok_status();
-}
-
-StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path) {
-  LineReader reader;
-  MORPHEUS_RETURN_IF_ERROR(reader.open(path, true));
-  std::vector<std::pair<std::string, uint64_t>> out;
-  std::string line;
-  while (reader.next(&line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const size_t tab = line.find('\t');
-    std::string word = line.substr(0, tab);
-    uint64_t count = 1;
-    if (tab != std::string::npos) {
-      const char* b = line.data() + tab + 1;
-      const char* e = line.data() + line.size();
-      const auto [p, ec] = std::from_chars(b, e, count);
-      if (ec != std::errc() || p != e) {
-        return invalid_argument(path + ":" + std::to_string(reader.line_number()) +
-                                    ": expected word<TAB>count, got \"" + line + "\"",
-                                "the words.tsv written by morpheus prepare has this format");
-      }
-    }
-    if (word == "<unk>" || word.empty()) continue;
-    out.emplace_back(std::move(word), count);
-  }
-  MORPHEUS_RETURN_IF_ERROR(reader.status());
-  return out;
 }
 
 Status write_tokenizer_dir(const WriterOptions& options, const RunSegmenter& segmenter,

@@ -102,7 +102,4 @@ Status check_writer_options(const WriterOptions& options);
 Status write_tokenizer_dir(const WriterOptions& options, const RunSegmenter& segmenter,
                            WriterSummary* summary = nullptr);
 
-// Reads a word<TAB>count file (a line without a tab counts 1; "<unk>" lines are skipped).
-StatusOr<std::vector<std::pair<std::string, uint64_t>>> read_word_counts(const std::string& path);
-
 }  // namespace morpheus::exporter

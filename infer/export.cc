@@ -3,15 +3,22 @@
 // directory writer (exporter/tokenizer_writer.h).
 #include "infer/export.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <utility>
 
 #include "core/file_util.h"
+#include "core/hash.h"
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "engine/directory.h"
+#include "engine/segmenter.h"
 #include "exporter/tokenizer_writer.h"
+#include "infer/engine_weights.h"
 #include "infer/model_card.h"
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
@@ -22,27 +29,44 @@ namespace {
 
 using nlohmann::json;
 
-// The model as the writer's segmenter: its pieces, its decision margins and chunk length, its
-// letters, its files (model/, char_vocab.json) and its config entries.
+// The model as the writer's segmenter. The engine (engine/segmenter.h) defines the tokenizer's
+// segmentation: on the CPU it cuts every run; on a GPU LibTorch cuts them and the engine decides
+// the close calls, so the table holds the engine's pieces either way. Its files: model/,
+// char_vocab.json and the engine's model.weights; its config entries.
 class ModelRunSegmenter : public exporter::RunSegmenter {
  public:
-  ModelRunSegmenter(const ExportOptions& options, model::Morpheus model, model::CharVocab chars,
-                    std::string chars_path)
-      : options_(options),
-        model_(model),
-        chars_(chars),
-        chars_path_(std::move(chars_path)),
-        segmenter_(std::move(model), std::move(chars), segmenter_options(options)) {}
+  static StatusOr<std::unique_ptr<ModelRunSegmenter>> create(const ExportOptions& options,
+                                                             model::Morpheus model,
+                                                             model::CharVocab chars,
+                                                             std::string chars_path) {
+    std::unique_ptr<ModelRunSegmenter> seg(
+        new ModelRunSegmenter(options, model, chars, std::move(chars_path)));
+    seg->weights_path_ = temp_path_for(options.out + ".model.weights");
+    MORPHEUS_RETURN_IF_ERROR(write_engine_weights(model, seg->weights_path_));
+    engine::EngineSegmenterOptions engine_options;
+    engine_options.threshold = options.threshold;
+    engine_options.threads = std::max(1u, std::thread::hardware_concurrency());
+    MORPHEUS_ASSIGN_OR_RETURN(
+        seg->engine_,
+        engine::EngineSegmenter::load(seg->weights_path_, seg->chars_path_, engine_options));
+    NeuralSegmenterOptions o;
+    o.cache_capacity = 0;
+    o.threshold = options.threshold;
+    o.device = options.device;
+    o.close_calls = seg->engine_;
+    seg->torch_ = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), o);
+    return seg;
+  }
+  ~ModelRunSegmenter() override { std::remove(weights_path_.c_str()); }
 
   StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& runs) const override {
-    return segmenter_.segment_many(runs);
+    if (options_.device.is_cpu()) return engine_->segment(runs);
+    return torch_->segment_many(runs);
   }
   float decision_margin(std::string_view run) const override {
-    return segmenter_.decision_margin(run);
+    return torch_->decision_margin(run);
   }
-  size_t max_chunk_chars() const override {
-    return static_cast<size_t>(segmenter_.max_chunk_chars());
-  }
+  size_t max_chunk_chars() const override { return engine_->max_chunk_chars(); }
   std::vector<std::string> letters() const override {
     std::vector<std::string> out;
     for (uint32_t id = model::CharVocab::kNumSpecials; id < chars_.size(); ++id) {
@@ -53,9 +77,14 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
   }
   StatusOr<std::vector<std::string>> write_files(const std::string& dir) const override {
     MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model_, {}));
-    MORPHEUS_ASSIGN_OR_RETURN(std::string chars, read_file(chars_path_));
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "char_vocab.json"), chars));
-    return std::vector<std::string>{"char_vocab.json", "model/model.pt", "model/config.json"};
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>(chars_path_, engine::kDirectoryCharVocab),
+          std::pair<std::string, std::string>(weights_path_, engine::kDirectoryWeights)}) {
+      MORPHEUS_ASSIGN_OR_RETURN(std::string bytes, read_file(from));
+      MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, to), bytes));
+    }
+    return std::vector<std::string>{engine::kDirectoryCharVocab, engine::kDirectoryWeights,
+                                    "model/model.pt", "model/config.json"};
   }
   json config() const override {
     // The checkpoint's own checksum (meta.json), so a script can tell a stale export.
@@ -63,26 +92,27 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
     const std::string source_sum =
         meta.ok() ? meta->value("model_pt_fnv1a64", std::string()) : std::string();
     return json{
-        {"segmenter", {{"name", "morpheus-model"}}},
+        {"segmenter", {{"name", tokenizer::kModelSegmenter}}},
         {"source_checkpoint_model_pt_fnv1a64", source_sum},
         {"threshold", options_.threshold > 0 ? options_.threshold : model_->config.threshold},
         {"max_word_len", model_->config.max_word_len}};
   }
 
  private:
-  static NeuralSegmenterOptions segmenter_options(const ExportOptions& options) {
-    NeuralSegmenterOptions o;
-    o.cache_capacity = 0;
-    o.threshold = options.threshold;
-    o.device = options.device;
-    return o;
-  }
+  ModelRunSegmenter(const ExportOptions& options, model::Morpheus model, model::CharVocab chars,
+                    std::string chars_path)
+      : options_(options),
+        model_(std::move(model)),
+        chars_(std::move(chars)),
+        chars_path_(std::move(chars_path)) {}
 
   const ExportOptions& options_;
   mutable model::Morpheus model_;  // a module handle: saving it needs a non-const one
   model::CharVocab chars_;
   std::string chars_path_;
-  NeuralSegmenter segmenter_;
+  std::string weights_path_;  // the engine's weights, beside the output until written into it
+  std::shared_ptr<const engine::EngineSegmenter> engine_;
+  std::unique_ptr<NeuralSegmenter> torch_;
 };
 
 Status check_export_options(const ExportOptions& options) {
@@ -155,8 +185,45 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, load_char_vocab(chars_path, model));
   exporter::WriterOptions w = writer_options(options);
   MORPHEUS_ASSIGN_OR_RETURN(w.provenance, provenance(options));
-  const ModelRunSegmenter segmenter(options, std::move(model), std::move(chars), chars_path);
-  return exporter::write_tokenizer_dir(w, segmenter, summary);
+  MORPHEUS_ASSIGN_OR_RETURN(
+      std::unique_ptr<ModelRunSegmenter> segmenter,
+      ModelRunSegmenter::create(options, std::move(model), std::move(chars), chars_path));
+  return exporter::write_tokenizer_dir(w, *segmenter, summary);
+}
+
+}  // namespace morpheus::infer
+
+namespace morpheus::infer {
+
+Status upgrade_tokenizer(const std::string& dir) {
+  const std::string config_path = tokenizer::tokenizer_config_path(dir);
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string before, read_file(config_path));
+  MORPHEUS_ASSIGN_OR_RETURN(json config, load_json_file(config_path));
+  json& files = config["files"];
+  if (files.is_object() && files.contains(engine::kDirectoryWeights)) return ok_status();
+  for (const char* f : {"model/model.pt", "model/config.json", engine::kDirectoryCharVocab}) {
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
+                            model::load_inference_checkpoint(path_join(dir, "model")));
+  const std::string weights = path_join(dir, engine::kDirectoryWeights);
+  MORPHEUS_RETURN_IF_ERROR(write_engine_weights(model, weights));
+  MORPHEUS_ASSIGN_OR_RETURN(files[engine::kDirectoryWeights], file_checksum(weights));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  // The engine must pass the directory's model self-test (through the root snap).
+  Status checked = [&]() -> Status {
+    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                              tokenizer::Tokenizer::load(dir, true, engine::engine_model_spec()));
+    return tok->model().status();
+  }();
+  if (!checked.ok()) {
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, before));
+    std::remove(weights.c_str());
+    return data_loss(
+        dir + ": the engine fails the directory's model self-test: " + checked.message(),
+        "re-run morpheus export");
+  }
+  return ok_status();
 }
 
 }  // namespace morpheus::infer

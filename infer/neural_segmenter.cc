@@ -18,6 +18,7 @@
 #include "core/utf8.h"
 #include "model/linear.h"
 #include "model/packed_inference.h"
+#include "model/runtime.h"
 
 namespace morpheus::infer {
 
@@ -98,6 +99,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
       cache_(std::make_unique<Cache>()) {
   model_->eval();
   model_->to(options_.device);
+  model::configure_inference_device(options_.device);  // full float: no TF32 (cuDNN's either)
   MORPHEUS_CHECK(max_chunk_ >= 1, "max_word_len must leave room for BOS and EOS");
   if (options_.int8 && options_.device.is_cpu()) {
     const StatusOr<int> packed = model::quantize_dynamic_int8(*model_);
@@ -135,13 +137,38 @@ void NeuralSegmenter::run_boundaries(const std::vector<const std::u32string*>& c
   if (int8_) recheck_close_calls(chunks, &scores);
   cuts->assign(chunks.size(), {});
   if (margins != nullptr) margins->assign(chunks.size(), 0);
+  std::vector<size_t> close;  // chunks the close-call segmenter decides
   for (size_t i = 0; i < chunks.size(); ++i) {
     const std::vector<float>& prob = scores[i].prob;
     std::vector<uint8_t>& c = (*cuts)[i];
     c.assign(chunks[i]->size(), 0);
     for (size_t r = 1; r < c.size(); ++r) c[r] = prob[r] > threshold_ ? 1 : 0;
-    if (margins != nullptr) (*margins)[i] = margin_of(scores[i]);
+    const float margin = margin_of(scores[i]);
+    if (margins != nullptr) (*margins)[i] = margin;
+    if (options_.close_calls && margin < options_.close_call_margin) close.push_back(i);
   }
+  if (!close.empty()) decide_close_calls(chunks, close, cuts);
+}
+
+void NeuralSegmenter::decide_close_calls(const std::vector<const std::u32string*>& chunks,
+                                         const std::vector<size_t>& close,
+                                         std::vector<std::vector<uint8_t>>* cuts) const {
+  std::vector<std::string> words;
+  words.reserve(close.size());
+  for (size_t i : close) words.push_back(utf8::encode(*chunks[i]));
+  StatusOr<tokenizer::Segmentation> pieces = options_.close_calls->segment(words);
+  MORPHEUS_CHECK(pieces.ok() && pieces->size() == close.size(),
+                 "the close-call segmenter failed on valid chunks");
+  for (size_t k = 0; k < close.size(); ++k) {
+    std::vector<uint8_t>& c = (*cuts)[close[k]];
+    std::fill(c.begin(), c.end(), 0);
+    size_t at = 0;
+    for (const std::string& p : (*pieces)[k]) {
+      at += utf8::length(p);
+      if (at < c.size()) c[at] = 1;
+    }
+  }
+  close_calls_ += close.size();
 }
 
 float NeuralSegmenter::margin_of(const GapScores& scores) const {

@@ -9,6 +9,7 @@
 
 #include <torch/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,11 @@ struct NeuralSegmenterOptions {
   bool int8 = false;
   double int8_guard = 0;
   bool int8_calibrate = true;
+  // Segmentation only: a chunk whose gap logits come within close_call_margin of the threshold's
+  // logit is cut by this segmenter instead (the torch-free engine, which defines the tokenizer's
+  // segmentation: so a GPU gives the engine's pieces; engine/segmenter.h).
+  std::shared_ptr<const tokenizer::Segmenter> close_calls;
+  double close_call_margin = 0.01;
 };
 
 // Registry name "morpheus-model" (tokenizer/segmenter.h; registered by infer/tokenizer_model.h).
@@ -96,6 +102,8 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   bool int8() const { return int8_; }
   // Chunks the int8 path sent back to float (within the guard) since construction.
   uint64_t int8_rechecks() const;
+  // Chunks options.close_calls decided since construction.
+  uint64_t close_calls() const { return close_calls_.load(); }
   // The guard in use (after calibration; options.int8_guard before the first int8 batch).
   double int8_guard() const;
 
@@ -122,6 +130,10 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   void recheck_close_calls(const std::vector<const std::u32string*>& chunks,
                            std::vector<GapScores>* scores) const;
   std::vector<std::u32string> chunks_of(const std::u32string& cps) const;
+  // Cuts of the chunks `close` (indices into `chunks`) from options_.close_calls, in place.
+  void decide_close_calls(const std::vector<const std::u32string*>& chunks,
+                          const std::vector<size_t>& close,
+                          std::vector<std::vector<uint8_t>>* cuts) const;
 
   mutable model::Morpheus model_;
   model::CharVocab chars_;
@@ -133,6 +145,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   Status int8_status_;
   bool int8_ = false;
   std::unique_ptr<Cache> cache_;
+  mutable std::atomic<uint64_t> close_calls_{0};
 };
 
 }  // namespace morpheus::infer

@@ -8,6 +8,7 @@
 
 #include "core/file_util.h"
 #include "core/json_config.h"
+#include "engine/directory.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/runtime.h"
@@ -26,6 +27,10 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
       options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
   MORPHEUS_ASSIGN_OR_RETURN(const json config,
                             load_json_file(tokenizer::tokenizer_config_path(spec.path)));
+  if (!options.device.is_cpu()) {  // the engine decides the close calls: the tokenizer's pieces
+    MORPHEUS_ASSIGN_OR_RETURN(options.close_calls,
+                              engine::load_directory_model(spec.path, config, {}));
+  }
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<NeuralSegmenter> seg,
                             load_model_segmenter(spec.path, config, options));
   return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));

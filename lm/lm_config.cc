@@ -4,42 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
-#include "core/json_config.h"
+#include "core/config_section.h"
 
 namespace morpheus::lm {
 
-using json = nlohmann::json;
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LmConfig, layers, heads, d_model, equalize_vocab,
-                                                context, dropout, batch_size, steps, lr, beta1,
-                                                beta2, eps, weight_decay, warmup_steps,
-                                                lr_min_ratio, grad_clip, seed, log_every,
-                                                eval_every, checkpoint_every, eval_batch, threads,
-                                                note)
-
-StatusOr<LmConfig> lm_config_from_json(const json& resolved, const std::string& where) {
-  json merged = LmConfig{};
-  if (resolved.contains("lm")) {
-    MORPHEUS_RETURN_IF_ERROR(merge_config(merged, resolved.at("lm"), where + ": lm"));
-  }
-  LmConfig c;
-  try {
-    c = merged.get<LmConfig>();
-  } catch (const json::exception& e) {
-    return invalid_argument(where + ": lm: " + e.what());
-  }
-  Status valid = c.validate();
-  if (!valid.ok()) return valid.prepend(where);
-  return c;
-}
-
-StatusOr<LmConfig> load_lm_config(const std::vector<std::string>& files,
-                                  const std::vector<std::string>& sets) {
-  const json defaults = {{"lm", LmConfig{}}};
-  MORPHEUS_ASSIGN_OR_RETURN(json resolved, resolve_config(defaults, files, sets));
-  return lm_config_from_json(resolved, "config");
-}
+MORPHEUS_CONFIG_FIELDS(LmConfig, layers, heads, d_model, equalize_vocab, context, dropout,
+                       batch_size, steps, lr, beta1, beta2, eps, weight_decay, warmup_steps,
+                       lr_min_ratio, grad_clip, seed, log_every, eval_every, checkpoint_every,
+                       eval_batch, threads, note)
 
 Status LmConfig::validate() const {
   auto bad = [](const std::string& field, const std::string& want) {

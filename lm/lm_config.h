@@ -3,8 +3,9 @@
 // optimiser, schedule and bookkeeping. Defaults are the reference setup (the Morpheus paper's
 // language-model comparison: 8 layers, d 512 at a 64K vocabulary, 8 heads, context 512, batch 32,
 // 10,000 steps, AdamW 3e-4 β 0.9/0.95 wd 0.01, 500 warm-up steps, cosine to 0.1×, clip 1.0);
-// configs/lm_paper.json spells them out, configs/lm_small.json is the CPU study. JSON
-// (de)serialization is in lm_config.cc; unknown keys are errors.
+// configs/lm_paper.json spells them out, configs/lm_small.json is the CPU study. Read by
+// load_section<LmConfig> / section_from_json<LmConfig> (core/config_section.h); its JSON fields
+// are in lm_config.cc.
 //
 // Parameter equalization: with equalize_vocab > 0 every vocabulary V gets the width d that
 // solves V·d + 12·L·d² + context·d = equalize_vocab·d_model + 12·L·d_model² + context·d_model
@@ -22,6 +23,7 @@
 namespace morpheus::lm {
 
 struct LmConfig {
+  static constexpr const char* kSection = "lm";
   // Model: a pre-norm GPT with learned positions and a tied output head.
   int64_t layers = 8;              // L, transformer blocks; [1, 256]
   int64_t heads = 8;               // H, attention heads; [1, 256]
@@ -37,7 +39,7 @@ struct LmConfig {
   double beta2 = 0.95;         // [0, 1)
   double eps = 1e-8;           // > 0
   double weight_decay = 0.01;  // >= 0
-  int64_t warmup_steps = 500;  // capped at steps/4 (train/schedule.h); >= 0
+  int64_t warmup_steps = 500;  // capped at steps/4 (core/lr_schedule.h); >= 0
   double lr_min_ratio = 0.1;   // [0, 1]
   double grad_clip = 1.0;      // global gradient norm; 0 = off
   // Reproducibility: the initialisation and the order of the training lines (the same order for
@@ -56,16 +58,9 @@ struct LmConfig {
   Status validate() const;
 };
 
+// Every field; missing keys keep their defaults.
 void to_json(nlohmann::json& j, const LmConfig& config);
-// Missing keys keep their defaults.
 void from_json(const nlohmann::json& j, LmConfig& config);
-
-// Resolves {"lm": defaults} with `files` and `sets` (core/json_config.h: unknown keys and type
-// changes are errors) and validates.
-StatusOr<LmConfig> load_lm_config(const std::vector<std::string>& files,
-                                  const std::vector<std::string>& sets);
-// Reads resolved["lm"] (unknown keys rejected) and validates; `where` names the source.
-StatusOr<LmConfig> lm_config_from_json(const nlohmann::json& resolved, const std::string& where);
 
 // equalize_vocab·d_model + 12·L·d_model² + context·d_model: the reference formula's budget.
 double parameter_budget(const LmConfig& config);

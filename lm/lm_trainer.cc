@@ -17,13 +17,13 @@
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "core/logging.h"
+#include "core/lr_schedule.h"
 #include "core/progress.h"
 #include "lm/id_lines.h"
 #include "lm/lm_checkpoint.h"
 #include "lm/text_data.h"
 #include "model/morpheus.h"
 #include "model/runtime.h"
-#include "train/schedule.h"
 
 #ifdef MORPHEUS_LM_CUDA_STATS
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -433,7 +433,7 @@ StatusOr<LmTrainSummary> LmTrainer::run() {
   mark_ = std::chrono::steady_clock::now();
   while (step_ < cfg_.steps) {
     const double lr =
-        cfg_.lr * train::lr_multiplier(step_, cfg_.steps, cfg_.warmup_steps, cfg_.lr_min_ratio);
+        cfg_.lr * lr_multiplier(step_, cfg_.steps, cfg_.warmup_steps, cfg_.lr_min_ratio);
     for (auto& group : optimizer_->param_groups()) {
       static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
     }

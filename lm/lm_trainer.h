@@ -9,7 +9,7 @@
 //   window sequence (epochs back to back), so a step's batch is a function of the step alone:
 //   B·T target tokens per step for every tokenizer, and --resume continues exactly.
 // Loss. Mean cross-entropy over the B·T targets; AdamW (weight decay on 2-D weights, none on
-//   biases and LayerNorms), lr = lr·lr_multiplier(step) (train/schedule.h), global-norm clipping.
+//   biases and LayerNorms), lr = lr·lr_multiplier(step) (core/lr_schedule.h), global-norm clipping.
 //   Dropout masks are drawn from a generator seeded by (seed, step).
 // Validation BPC. The validation stream (file order: eol, line 1, eol, line 2, eol, …) is scored
 //   in consecutive non-overlapping windows of up to T targets: window k predicts stream tokens

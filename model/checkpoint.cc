@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/json_config.h"
@@ -146,7 +147,7 @@ StatusOr<LoadedMeta> read_meta(const std::string& dir) {
   out.kind = meta.value("kind", "");
   const std::string config_path = path_join(dir, "config.json");
   MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json cj, load_json_file(config_path));
-  MORPHEUS_ASSIGN_OR_RETURN(out.config, model_config_from_json(cj, config_path));
+  MORPHEUS_ASSIGN_OR_RETURN(out.config, section_from_json<ModelConfig>(cj, config_path));
   return out;
 }
 

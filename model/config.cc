@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ModelConfig JSON (de)serialization, validation and the aux-weight curriculum.
+// ModelConfig's JSON fields, validation and the aux-weight curriculum.
 #include "model/config.h"
 
 #include <algorithm>
@@ -7,16 +7,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/config_section.h"
+
 namespace morpheus::model {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    ModelConfig, char_vocab_size, word_vocab_size, root_vocab_size, char_dim, char_embed_dim,
-    case_embed_dim, n_layers_encoder, n_layers_detector, num_heads, ffn_mult, max_word_len,
-    max_sent_len, max_segs, cnn_kernels, cnn_channels, rope_base, dropout, threshold, min_seg_mass,
-    pos_weight, count_loss_w, depth_weights, use_mlm, mlm_ctx_layers, mlm_dec_layers,
-    mlm_ctx_ffn_mult, mlm_dec_ffn_mult, mlm_mask_rate, sgns_n_negatives, sgns_window,
-    ctr_temperature, aux_weight_start, aux_weight_end, aux_weight_decay, sgns_weight, ctr_weight,
-    mlm_weight)
+MORPHEUS_CONFIG_FIELDS(ModelConfig, char_vocab_size, word_vocab_size, root_vocab_size, char_dim,
+                       char_embed_dim, case_embed_dim, n_layers_encoder, n_layers_detector,
+                       num_heads, ffn_mult, max_word_len, max_sent_len, max_segs, cnn_kernels,
+                       cnn_channels, rope_base, dropout, threshold, min_seg_mass, pos_weight,
+                       count_loss_w, depth_weights, use_mlm, mlm_ctx_layers, mlm_dec_layers,
+                       mlm_ctx_ffn_mult, mlm_dec_ffn_mult, mlm_mask_rate, sgns_n_negatives,
+                       sgns_window, ctr_temperature, aux_weight_start, aux_weight_end,
+                       aux_weight_decay, sgns_weight, ctr_weight, mlm_weight)
 
 namespace {
 
@@ -111,32 +113,6 @@ double aux_weight_for_epoch(const ModelConfig& config, int64_t epoch) {
       config.aux_weight_start *
       std::pow(config.aux_weight_decay, static_cast<double>(std::max<int64_t>(0, epoch)));
   return std::max(config.aux_weight_end, w);
-}
-
-void add_model_config_defaults(nlohmann::json& defaults) { defaults["model"] = ModelConfig{}; }
-
-StatusOr<ModelConfig> model_config_from_json(const nlohmann::json& j, const std::string& where) {
-  const nlohmann::json* section = &j;
-  if (j.is_object() && j.contains("model")) section = &j.at("model");
-  if (!section->is_object()) {
-    return invalid_argument(where + ": the model config must be a JSON object");
-  }
-  const nlohmann::json known = ModelConfig{};
-  for (auto it = section->begin(); it != section->end(); ++it) {
-    if (!known.contains(it.key())) {
-      return invalid_argument(where + ": unknown config key 'model." + it.key() + "'",
-                              "see model/config.h for the fields of ModelConfig");
-    }
-  }
-  ModelConfig config;
-  try {
-    config = section->get<ModelConfig>();
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(where + ": bad model config: " + e.what());
-  }
-  Status status = config.validate();
-  if (!status.ok()) return status.prepend(where);
-  return config;
 }
 
 }  // namespace morpheus::model

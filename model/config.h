@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ModelConfig: every hyper-parameter of the Morpheus model, its training heads and its loss
-// weights. Defaults are the paper configuration (configs/paper.json). JSON lives under the
-// top-level "model" key of a config file; (de)serialization is in config.cc.
+// weights. Defaults are the paper configuration (configs/paper.json). The "model" section of a
+// config file (core/config_section.h: section_from_json<ModelConfig>); its JSON fields are in
+// config.cc.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 namespace morpheus::model {
 
 struct ModelConfig {
+  static constexpr const char* kSection = "model";
   // Vocabularies.
   int64_t char_vocab_size = 76;      // symbols incl. PAD=0, UNK=1, BOS=2, EOS=3; [5, 1e6]
   int64_t word_vocab_size = 120000;  // SGNS context table rows incl. UNK=0; [2, 1e8]
@@ -67,16 +69,9 @@ struct ModelConfig {
 // trainer, the benches and the docs all use this one function.
 double aux_weight_for_epoch(const ModelConfig& config, int64_t epoch);
 
+// Every field; missing keys keep their defaults (section_from_json<ModelConfig> rejects unknown
+// keys and returns a Status).
 void to_json(nlohmann::json& j, const ModelConfig& config);
-// Missing keys keep their defaults; unknown keys are an error (from_json throws
-// nlohmann::json::exception; use model_config_from_json for a Status).
 void from_json(const nlohmann::json& j, ModelConfig& config);
-
-// Adds {"model": <defaults>} to the default config object (core/json_config.h resolution).
-void add_model_config_defaults(nlohmann::json& defaults);
-
-// Reads resolved["model"] (or `j` itself when it has no "model" key), rejects unknown keys, and
-// validates. `where` names the source in messages.
-StatusOr<ModelConfig> model_config_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace morpheus::model

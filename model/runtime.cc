@@ -8,6 +8,10 @@
 #include <climits>
 #include <cstdlib>
 
+#if defined(MORPHEUS_HAS_CUDA_ALLOCATOR)
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
 #include "core/logging.h"
 
 namespace morpheus::model {
@@ -50,6 +54,29 @@ void configure_device(const torch::Device& device) {
     at::globalContext().setAllowTF32CuBLAS(true);
     at::globalContext().setAllowTF32CuDNN(true);
   }
+}
+
+void configure_inference_device(const torch::Device& device) {
+  if (device.is_cuda()) {
+    at::globalContext().setAllowTF32CuBLAS(false);
+    at::globalContext().setAllowTF32CuDNN(false);
+  }
+}
+
+nlohmann::json cuda_memory_stats(const torch::Device& device) {
+#if defined(MORPHEUS_HAS_CUDA_ALLOCATOR)
+  if (device.is_cuda() && torch::cuda::is_available()) {
+    // Index 0 of each stat array is the aggregate over pool types in every LibTorch version.
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    constexpr double kMb = 1024.0 * 1024.0;
+    return {{"cuda_peak_allocated_mb", static_cast<double>(stats.allocated_bytes[0].peak) / kMb},
+            {"cuda_peak_reserved_mb", static_cast<double>(stats.reserved_bytes[0].peak) / kMb},
+            {"cuda_alloc_retries", stats.num_alloc_retries}};
+  }
+#else
+  (void)device;
+#endif
+  return nlohmann::json::object();
 }
 
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // morpheus._tokenizer: the Morpheus tokenizer (tokenizer/tokenizer.h) from Python, torch-free. The
 // calls are those of `morpheus encode|decode|segment` (tools/cmd_tokenize.cc): Tokenizer::prefetch
-// sends the letter runs the segment table lacks to the model in one call (the
-// `morpheus-model-server` co-process, tokenizer/model_client.h, started on the first miss), then
+// sends the letter runs the segment table lacks to the model in one call (the torch-free engine
+// in this process, engine/directory.h, loaded on the first miss), then
 // Tokenizer::encode / segment / decode. cache_file is their --cache-file
 // (Tokenizer::attach_cache, tokenizer/segment_cache.h): runs outside the table are looked up there
 // before the model, and what the model segments is appended to it.
@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/directory.h"
 #include "python/status_error.h"
 #include "tokenizer/cbpe/plain_segmenters.h"
-#include "tokenizer/model_client.h"
 #include "tokenizer/tokenizer.h"
 
 namespace py = pybind11;
@@ -129,18 +129,17 @@ Ids ids_of(const py::object& ids) {
 
 class Tokenizer {
  public:
-  Tokenizer(const std::string& path, const std::string& model_server, size_t cache, bool self_test,
-            const std::string& cache_file, const std::string& device)
+  Tokenizer(const std::string& path, bool self_test, const std::string& cache_file,
+            const std::string& device, size_t threads)
       : cache_file_(cache_file) {
-    tokenizer::SegmenterSpec model;
-    if (!model_server.empty()) {
-      tokenizer::ModelRequest request;
-      request.cache = cache;
-      request.device = device;
-      model = tokenizer::model_server_factory(model_server, request);
+    if (device != "cpu") {
+      check(invalid_argument("device \"" + device + "\": the tokenizer's model runs on the CPU",
+                             "for a GPU, segment with: morpheus-torch encode --device cuda"));
     }
+    if (threads == 0) check(invalid_argument("threads must be at least 1"));
     tokenizer::cbpe::register_plain_segmenters();  // directories cut by plain BPE or Unigram
-    tok_ = value_or_raise(tokenizer::Tokenizer::load(path, self_test, std::move(model)));
+    tok_ = value_or_raise(
+        tokenizer::Tokenizer::load(path, self_test, engine::engine_model_spec(threads)));
     if (!cache_file.empty()) check(tok_->attach_cache(cache_file));
   }
 
@@ -363,16 +362,16 @@ PYBIND11_MODULE(_tokenizer, m) {
   py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
 
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing
-from the segment table go to `model_server` (the `morpheus-model-server` binary, started on
-the first miss); with model_server="" they are an error. `cache` is the model server's LRU
-(--cache), `device` where it runs (auto, cpu, cuda or cuda:N; --device). `cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the
-model's segmentations, created when absent, read before the model is asked and appended to
+from the segment table go to the model, run in this process by the torch-free engine (loaded
+from the directory's model.weights on the first miss; `threads` threads per batch of new words,
+--model-threads); `device` must be "cpu" (a GPU is `morpheus-torch encode --device cuda`).
+`cache_file` is --cache-file of `morpheus encode|segment`: a persistent cache of the model's
+segmentations, created when absent, read before the model is asked and appended to
 (tokenizer/segment_cache.h); the file is locked while the Tokenizer lives, so a second writer
 (process or Tokenizer) on it raises RuntimeError.)")
-      .def(py::init<const std::string&, const std::string&, size_t, bool, const std::string&,
-                    const std::string&>(),
-           py::arg("path"), py::arg("model_server") = "", py::arg("cache") = size_t{1} << 20,
-           py::arg("self_test") = true, py::arg("cache_file") = "", py::arg("device") = "cpu")
+      .def(py::init<const std::string&, bool, const std::string&, const std::string&, size_t>(),
+           py::arg("path"), py::arg("self_test") = true, py::arg("cache_file") = "",
+           py::arg("device") = "cpu", py::arg("threads") = 1)
       .def("encode", &Tokenizer::encode, py::arg("text"), py::arg("allow_invalid") = false,
            py::arg("add_bos") = false, py::arg("add_eos") = false,
            "Ids of one text (str, or bytes with allow_invalid=True for invalid UTF-8 as byte "

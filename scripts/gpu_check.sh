@@ -14,9 +14,10 @@
 # collectives; tiny-config training on the device (the loss must fall); paper-config words/s on
 # the GPU and on the CPU; the reference implementation's training step on the same GPU at the same
 # batch shapes, and our ratio; a device-trained checkpoint exported and segmented with CUDA hidden;
-# model-server words/s of new word types (tiny and paper models); the same words through the
-# model segmenter in the process (bench/inference_bench: no tokenizer front, no pipe), with a
-# sweep of batch sizes.
+# words/s of new word types through `morpheus segment --device cuda` (LibTorch, its close calls
+# decided by the engine) against the torch-free engine on the CPU, and the words they cut
+# differently (must be none); the same words through the model segmenter in the process
+# (bench/inference_bench: no tokenizer front), with a sweep of batch sizes.
 # GIT_DESCRIBE, when set, names the commit in the table (the copy on a GPU machine may carry a
 # stale .git or none).
 # Files in the output directory: gpu_check.md (the table), build.log, checks.log (every command
@@ -70,6 +71,17 @@ if cmd == "metrics":
     fixed = [r["aux"] + r["sgns"] + r["ctr"] + r["mlm"] for r in (rows[0], rows[-1])]
     print(f"{rows[0]['loss']:.4f} {rows[-1]['loss']:.4f} {words / seconds:.0f} "
           f"{fixed[0]:.4f} {fixed[1]:.4f}")
+elif cmd == "allocator":  # the CUDA allocator's peaks and retries over a metrics.jsonl
+    rows = [json.loads(l) for l in open(args[0]) if '"cuda_peak_allocated_mb"' in l]
+    if rows:
+        print(f"allocator peak {max(r['cuda_peak_allocated_mb'] for r in rows):,.0f} MiB "
+              f"allocated, {max(r['cuda_peak_reserved_mb'] for r in rows):,.0f} MiB reserved, "
+              f"{max(r['cuda_alloc_retries'] for r in rows)} allocation retries")
+    else:
+        print("no allocator figures in metrics.jsonl")
+elif cmd == "differ":  # words whose `segment` lines differ between two files
+    a, b = open(args[0]).read().splitlines(), open(args[1]).read().splitlines()
+    print(sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b)))
 elif cmd == "field":
     for line in open(args[0]):
         r = json.loads(line) if line.startswith("{") else {}
@@ -207,6 +219,13 @@ if [ "$mode" = gpu ]; then
   for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
     if [ -e "$d/libz.so.1" ]; then libz=$d/libz.so.1; break; fi
   done
+  # The engine's BLAS: the machine's when it has cblas.h, else the one gpu_deps.sh carried.
+  blas_lib=""
+  if [ ! -f /usr/include/cblas.h ] && [ ! -f /usr/include/x86_64-linux-gnu/cblas.h ]; then
+    blas_lib=$repo/.gpu/blas/lib/libblas.so
+    extra_flags+=" -isystem $repo/.gpu/blas/include"
+    export LD_LIBRARY_PATH=$repo/.gpu/blas/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
   echo "torch prefix $torch_prefix; gloo headers from ${extra_flags:-LibTorch}; libz $libz;" \
     "NCCL include ${nccl_include:-none}; $(gcc --version | head -1)" | tee -a "$log" >&2
   nvcc=$(command -v nvcc || true)
@@ -217,13 +236,13 @@ if [ "$mode" = gpu ]; then
       -DMORPHEUS_WITH_SPM=OFF -DMORPHEUS_WITH_PYTHON=OFF -DMORPHEUS_BUILD_TESTS=OFF \
       -DMORPHEUS_CCACHE=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
       -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
+      ${blas_lib:+"-DBLAS_LIBRARIES=$blas_lib"} \
       ${nccl_include:+"-DNCCL_INCLUDE_DIR=$nccl_include"} -DCMAKE_CXX_FLAGS="$extra_flags" \
       ${nvcc:+"-DCUDAToolkit_ROOT=$(dirname "$(dirname "$(readlink -f "$nvcc")")")"} &&
       step build 300 cmake --build "$build" -j 16 --target morpheus device_check inference_bench
   then
     nccl=$(grep -o 'NCCL backend [A-Za-z]*' "$log" | tail -1)
-    row "build: configure + morpheus (+ morpheus-torch, morpheus-model-server), device_check,\
- inference_bench" \
+    row "build: configure + morpheus (+ morpheus-torch), device_check, inference_bench" \
       "$(since "$t0") s; ${nccl:-NCCL backend ?}" "" ok
   else
     row "build" "failed after $(since "$t0") s (build.log)" "" FAILED
@@ -249,7 +268,7 @@ else
 fi
 m=$build/tools/morpheus
 if [ "$ready" = 1 ]; then
-  for f in "$m" "$build/tools/morpheus-torch" "$build/tools/morpheus-model-server" \
+  for f in "$m" "$build/tools/morpheus-torch" \
       "$build/bench/device_check" "$data/train.cache" "$new_words"; do
     [ -e "$f" ] || { row "inputs" "missing $f" "" FAILED; ready=0; }
   done
@@ -316,8 +335,9 @@ if [ "$ready" = 1 ] && [ "$cuda" = 1 ] && ! late; then
     peak=$(sort -n "$work/mem.txt" | tail -1)
     paper_ckpt=$work/paper/final
     result="$gpu_wps words/s (steps 11–50); loss $first → $last; peak GPU memory ${peak:-?} MiB"
+    result+=" (nvidia-smi, with the CUDA context); $(h allocator "$work/paper/metrics.jsonl")"
     row "paper config on the GPU: 50 steps of 256 windows × 2 micro-batches" \
-      "$result (nvidia-smi, with the CUDA context)" \
+      "$result" \
       "≥ 20,000 words/s: $(h expr "'met' if $gpu_wps >= 20000 else 'MISSED'")" ok
   else
     kill "$smi" 2> /dev/null
@@ -397,7 +417,7 @@ if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && ! late; then
     "exit codes $e1, $e2; \`$sample\`" "" "$status"
 fi
 
-# --- model-server words/s of new word types ---------------------------------------------------
+# --- words/s of new word types: --device (LibTorch) against the engine -----------------------
 # segment_seconds TOKDIR INPUT DEVICE_FLAGS...: the wall seconds of `morpheus segment` of INPUT
 # (output discarded), or nothing when it failed.
 segment_seconds() {
@@ -408,8 +428,9 @@ segment_seconds() {
     -o "$work/segmented.txt" && since "$t0"
 }
 # segment_speed NAME CHECKPOINT: export on the device, then time `segment` of one new word (the
-# start-up) and of every new word (all outside the table: they go to the model server), with the
-# default blocks of 4,096 lines and in one block.
+# start-up) and of every new word (all outside the table: they go to the model) with --device
+# (LibTorch; the engine decides its close calls), in the default blocks of 4,096 lines and in one
+# block; then every new word on the torch-free engine (the CPU), and the words cut differently.
 segment_speed() {
   local name=$1 ckpt=$2 dflag=() note="" t_one t_all n
   if "$m" export --help 2>&1 | grep -q -- --device && "$m" segment --help 2>&1 |
@@ -423,16 +444,21 @@ segment_speed() {
       --data "$data" --vocab-size 8000 "${dflag[@]}" &&
       t_one=$(segment_seconds "$work/tok_$name" "$work/one_word.txt" "${dflag[@]}") &&
       t_all=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}") &&
-      t_big=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}" --block-lines 65536)
+      t_big=$(segment_seconds "$work/tok_$name" "$new_words" "${dflag[@]}" --block-lines 65536) &&
+      cp "$work/segmented.txt" "$work/segmented_device.txt" &&
+      t_engine=$(segment_seconds "$work/tok_$name" "$new_words" --device cpu --model-threads 8)
   then
     n=$(wc -l < "$new_words")
-    row "model-server segmentation of $n new word types on $dev, $name model$note" \
+    differ=$(h differ "$work/segmented_device.txt" "$work/segmented.txt")
+    row "segmentation of $n new word types with --device $dev, $name model$note" \
       "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s); $(h expr \
         "f'{$n / ($t_all - $t_one):,.0f} words/s' if $t_all - $t_one > 0.2 else 'n/a'") without\
- the start-up ($t_one s for one word); --block-lines 65536 (one request): $(h expr \
-        "f'{$n / $t_big:,.0f}'") words/s end to end ($t_big s)" "" ok
+ the start-up ($t_one s for one word); --block-lines 65536: $(h expr \
+        "f'{$n / $t_big:,.0f}'") words/s ($t_big s); the engine on the CPU (8 threads): $(h expr \
+        "f'{$n / $t_engine:,.0f}'") words/s ($t_engine s); words cut differently: $differ" \
+      "0 words differ" "$([ "$differ" = 0 ] && echo ok || echo FAILED)"
   else
-    row "model-server segmentation, $name model" "export or segment failed (checks.log)" "" FAILED
+    row "segmentation of new words, $name model" "export or segment failed (checks.log)" "" FAILED
   fi
 }
 if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && ! late; then
@@ -442,7 +468,7 @@ if [ "$ready" = 1 ] && [ -n "$paper_ckpt" ] && ! late; then
   segment_speed paper "$paper_ckpt"
 fi
 # The same new words through NeuralSegmenter::segment_many in one process (inference_bench): the
-# model's share of the model-server time; a sweep of positions per model call.
+# model's share of the end-to-end time; a sweep of positions per model call.
 if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && [ -d "$work/tok_tiny" ] && ! late; then
   if [ ! -x "$build/bench/inference_bench" ]; then
     row "model segmenter in the process" "" "" "skipped (no inference_bench in $build)"
@@ -455,7 +481,7 @@ if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && [ -d "$work/tok_tiny" ] && ! late; 
     t0=$(now)
     if step_to "$work/ib.out" "inference_bench ($dev)" 150 "$build/bench/inference_bench" \
         --device "$dev" --model "$work/tok_tiny" --words-file "$new_words" "${ib_args[@]}"; then
-      row "model segmenter in the process (no front, no pipe) on $dev: the same new words" \
+      row "model segmenter in the process (no front) on $dev: the same new words" \
         "$(h inference "$work/ib.out")" "" ok
     else
       row "model segmenter in the process" "failed after $(since "$t0") s (checks.log)" "" FAILED

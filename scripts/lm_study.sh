@@ -22,7 +22,8 @@
 #   5. per scale (LM_SCALES, configs/lm_<scale>.json), per seed, per system: `morpheus lm train`
 #      (in-distribution validation BPC) and `morpheus lm eval` on the out-of-domain text (BPC of
 #      its all-upper-case lines and of the others). The first scale runs every system with
-#      LM_SEEDS; the others the primary systems (same vocabulary) with LM_SEEDS_LARGER.
+#      LM_SEEDS; the others LM_LARGER (Morpheus, the case-matched BPE control and off-the-shelf
+#      SentencePiece BPE: the systems the attribution needs) with LM_SEEDS_LARGER.
 #   6. generation speed (first scale, first seed), study.json, `morpheus lm report`.
 # Writes $LM_OUT (default runs/lm): data/, morpheus/, tok/, ids/, systems/<name>/{system.json,
 # gate.json,<scale>/seed-S/}, study.json, report.md, report.json and the figures.
@@ -31,7 +32,7 @@
 # the vocabulary size or LM_SET change. Runs go seed by seed over all systems, so a stopped study
 # has paired seeds; each run's log is its train.log.
 # Environment: LM_OUT, LM_SCALES ("small medium"), LM_SEEDS ("1 2 3"), LM_SEEDS_LARGER ("1 2"),
-# LM_VOCAB (8192), LM_SHARE (0.05), LM_MIN_CHARS (300000), LM_SET (extra `--set` values for lm
+# LM_LARGER (the systems of the larger scales), LM_VOCAB (8192), LM_SHARE (0.05), LM_MIN_CHARS (300000), LM_SET (extra `--set` values for lm
 # train, space-separated), LM_DEVICE (cpu), LM_JOBS (runs at a time, default 2), LM_SYSTEMS (the
 # systems, default all), LM_MORPHEUS_CONFIG (configs/tiny.json), LM_MORPHEUS_SET (extra --set for
 # its prepare and train), LM_PREPARE_ARGS (extra prepare arguments, e.g. --teacher for tests),
@@ -55,6 +56,7 @@ DEV=$SHARED/corpus/dev_ud_sentences.txt
 K=$((V / 1024))k
 PRIMARY="morpheus-$K bpe-$K unigram-$K cbpe-$K spm-bpe-$K spm-unigram-$K"
 ALL="$PRIMARY chars hybrid-lossless hybrid"
+LARGER=${LM_LARGER:-morpheus-$K bpe-$K spm-bpe-$K}
 SYSTEMS=${LM_SYSTEMS:-$ALL}
 start=$(date +%s)
 stage() { echo "== [$(($(date +%s) - start))s] $*"; }
@@ -236,10 +238,13 @@ run() {
   local name=$1 scale=$2 seed=$3 dir=$OUT/systems/$1 r=$OUT/systems/$1/$2/seed-$3
   mkdir -p "$r"
   if [ ! -f "$r/result.json" ]; then
-    $M lm train --train "$OUT/ids/$name.train.ids" --valid "$OUT/ids/$name.valid.ids" \
+    # Wall, user and system seconds of this (part of the) run, one line per start: with one
+    # intra-op thread a run's CPU seconds are its wall time on an otherwise idle core.
+    local TIMEFORMAT='%R %U %S'
+    { time $M lm train --train "$OUT/ids/$name.train.ids" --valid "$OUT/ids/$name.valid.ids" \
       --valid-text "$VALID" --vocab-size "$(field "$dir/system.json" vocab_size)" \
       --config "configs/lm_$scale.json" "${sets[@]}" --set lm.seed="$seed" --out "$r" \
-      --device "$DEVICE" --resume > "$r/train.log" 2>&1
+      --device "$DEVICE" --resume >> "$r/train.log" 2>&1; } 2>> "$r/times.txt"
   fi
   $M lm eval --checkpoint "$r/final.pt" --ids "$OUT/ids/$name.ood.ids" --text "$OOD" \
     --device "$DEVICE" -o "$r/eval_ood.json" >> "$r/train.log" 2>&1
@@ -256,7 +261,7 @@ for scale in $SCALES; do
   for seed in $seeds; do
     for name in $SYSTEMS; do
       if [ "$scale" != "$first_scale" ]; then
-        case " $PRIMARY " in *" $name "*) ;; *) continue ;; esac
+        case " $LARGER " in *" $name "*) ;; *) continue ;; esac
       fi
       reversible "$OUT/systems/$name/gate.json" || continue
       r=$OUT/systems/$name/$scale/seed-$seed

@@ -4,6 +4,7 @@
 # Morpheus and off-the-shelf SentencePiece to case handling and to segmentation, computed from
 # the finished runs (mean BPC over each scale's seeds).
 # Usage: lm_study_json.py OUT CORPUS DEV SCALES SEEDS SEEDS_LARGER REFERENCE DEVICE JOBS SECONDS
+import glob
 import json
 import os
 import sys
@@ -64,6 +65,47 @@ def attribution(scale):
     return [f"- **{scale}**: " + " ".join(lines)]
 
 
+def run_cpu_seconds(run_dir):
+    """User + system seconds of a finished training run from its times.txt (one line "wall user
+    sys" per start), or None when a start has no line (a killed start is not recorded: train.log
+    counts the starts)."""
+    try:
+        rows = [line.split() for line in open(f"{run_dir}/times.txt") if line.strip()]
+        starts = sum(1 for line in open(f"{run_dir}/train.log")
+                     if line.startswith("lm train: vocabulary"))
+    except OSError:
+        return None
+    if not rows or len(rows) != starts or not os.path.exists(f"{run_dir}/result.json"):
+        return None
+    return sum(float(r[1]) + float(r[2]) for r in rows)
+
+
+def cpu_time_lines():
+    """The measured CPU time of the training runs per scale, and what the whole study costs at
+    that rate with the runs two at a time on two cores."""
+    parts, total_runs, total_mean, total_fastest = [], 0, 0.0, 0.0
+    for i, s in enumerate(scales):
+        runs = sorted(glob.glob(f"{out}/systems/*/{s}/seed-*"))
+        measured = [v for v in (run_cpu_seconds(r) for r in runs) if v is not None]
+        if not runs or not measured:
+            continue
+        mean, fastest = sum(measured) / len(measured), min(measured)
+        total_runs += len(runs)
+        total_mean += mean * len(runs)
+        total_fastest += fastest * len(runs)
+        parts.append(f"{s}: {len(runs)} runs, {mean / 60:.1f} CPU-min per run on average, "
+                     f"{fastest / 60:.1f} the fastest ({len(measured)} runs with a complete "
+                     "record)")
+    if not parts:
+        return []
+    return [f"- Cost of the training runs (one core each; `times.txt` in each run directory: "
+            "wall, user and system seconds of each start): " + "; ".join(parts) + f". All "
+            f"{total_runs} runs two at a time on 2 cores: {total_fastest / 2 / 3600:.1f} h at the "
+            f"fastest run's rate, {total_mean / 2 / 3600:.1f} h at the mean rate (runs sharing "
+            "the machine with other jobs are slower per CPU-second), plus the tokenizer, ids and "
+            "gate stage and the study's Morpheus model."]
+
+
 split = load(f"{out}/data/split.json", {})
 ood = load(f"{out}/data/ood_split.json", {})
 scale_entries = []
@@ -74,7 +116,11 @@ for i, s in enumerate(scales):
 
 
 def count(d, key):
+    """d[key], or d[part][field] for a key "part_field" (split.json nests them)."""
     v = d.get(key)
+    if v is None and "_" in key:
+        part, field = key.split("_", 1)
+        v = d.get(part, {}).get(field) if isinstance(d.get(part), dict) else None
     return f"{v:,}" if isinstance(v, int) else "?"
 
 
@@ -98,12 +144,15 @@ setup = [
         f"parameters, {e['info'].get('steps', 0):,} steps of "
         f"{e['info'].get('tokens_per_step', 0):,} tokens, seeds "
         f"{', '.join(map(str, e['seeds']))})" for e in scale_entries) + ". The first scale runs "
-    "every system; the larger ones the systems of one vocabulary size.",
+    "every system; the larger ones Morpheus, the case-matched BPE control and off-the-shelf "
+    "SentencePiece BPE (the systems the attribution below needs).",
     "- Seeds are paired: seed s gives every system the same initialisation seed and the same "
     "order of training lines.",
     f"- Device `{device}`, {os.cpu_count()} CPU cores, {jobs} training runs at a time (training "
-    f"tokens/s are measured so); generation alone. This invocation took {int(seconds) // 60} min.",
-]
+    f"tokens/s are measured so); generation alone. The last invocation took "
+    f"{int(seconds) // 60} min.",
+] + cpu_time_lines()
+
 notes = [
     "**Reading the tables.** Δ is the paired difference to the reference over the seeds both "
     "ran, with a 95 % Student-t interval; *resolved* means the interval excludes 0. BPC = Σ "

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
-  libtorch-dev libopenblas0-openmp libgloo-dev
+  libtorch-dev libopenblas0-openmp libblas-dev libgloo-dev
   libsentencepiece-dev
   nlohmann-json3-dev libcli11-dev
   googletest libgtest-dev
@@ -15,6 +15,7 @@ PACKAGES=(
   python3-setuptools python3-wheel python3-pip python3-venv python3-torch
   fasttext itagalog
   clang-format clang-tidy clang libclang-rt-14-dev zlib1g-dev
+  libzstd-dev zstd slurm-wlm munge
 )
 
 SUDO=""

@@ -232,6 +232,23 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(front_unknown_command 2 -- ${MF} frobnicate)
 endif()
 
+# morpheus pack / pack merge (tools/cmd_pack.cc) on a tiny tokenizer (fixture pack_tokenizer):
+# compressed inputs, workers, shards merged = the unsharded pack, kill -9, a full disk, bad input;
+# and the same packed by a real single-node Slurm cluster (cli/slurm.sh, label slurm).
+if(MORPHEUS_WITH_TORCH)
+  set(PACK_TOK ${CMAKE_CURRENT_BINARY_DIR}/pack_tokenizer)
+  add_test(NAME cli.pack_make_tokenizer COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/python/make_tokenizer.sh
+    $<TARGET_FILE:morpheus> ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json ${PACK_TOK})
+  set_tests_properties(cli.pack_make_tokenizer PROPERTIES LABELS e2e FIXTURES_SETUP pack_tokenizer)
+  add_test(NAME cli.pack COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/pack.sh $<TARGET_FILE:morpheus>
+    ${PACK_TOK})
+  set_tests_properties(cli.pack PROPERTIES LABELS e2e FIXTURES_REQUIRED pack_tokenizer)
+  add_test(NAME cli.slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/slurm.sh $<TARGET_FILE:morpheus>
+    ${PACK_TOK})
+  set_tests_properties(cli.slurm PROPERTIES LABELS "e2e;slurm" FIXTURES_REQUIRED pack_tokenizer
+    SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
+
 # Bad-input suite (tests/cli/bad_input.sh): every command × every fault, generated into
 # a temp dir at test time. Torch-free commands run through `morpheus_nt` (the torch-free
 # subcommands of `morpheus`, tests/cli/morpheus_nt_main.cc) so they run in the ASan job too.

@@ -5,13 +5,14 @@
 // without linking LibTorch.
 //   words {"evlerde", "kitap"} -> {{"ev", "ler", "de"}, {"kitap"}}
 // Registry names:
-//   "morpheus-model"  the Morpheus model of a tokenizer directory, in process; LibTorch, so it is
-//                     registered by the LibTorch side (infer/tokenizer_model.h)
-//   "morpheus-server" the same model in a `morpheus-model-server` co-process, registered by the
-//                     torch-free side (tokenizer/model_client.h)
+//   "morpheus-engine" the Morpheus model of a tokenizer directory on the torch-free engine, in
+//                     process (engine/directory.h): what every runtime uses on the CPU
+//   "morpheus-model"  the same model on LibTorch, for a GPU (infer/tokenizer_model.h); its close
+//                     calls are the engine's, so it gives the same pieces
+//   "bpe", "unigram"  the segmenters of the plain directories (tokenizer/cbpe/plain_segmenters.h)
 // The Morpheus tokenizer (tokenizer/tokenizer.h) gives its codec a Segmenter too: its stages 3
-// and 4 (segment table, cache file, then one of the two model systems, created through this
-// factory; the root snap).
+// and 4 (segment table, cache file, then the model created through this factory; the root
+// snap).
 // The baselines are built directly (tokenizer/cbpe/cbpe_model.h, tokenizer/hybrid/).
 #pragma once
 
@@ -40,8 +41,9 @@ class Segmenter {
   // Short display name for reports, e.g. "cbpe", "hybrid-lossless".
   virtual std::string name() const = 0;
 
-  // One request in flight: send() starts segmenting `words`, receive() returns their pieces. A
-  // co-process works in between; by default send() keeps the words and receive() segments them.
+  // One request in flight: send() starts segmenting `words`, receive() returns their pieces (a
+  // system that works in the background overrides both); by default send() keeps the words and
+  // receive() segments them.
   virtual Status send(const std::vector<std::string>& words) {
     pending_ = words;
     return ok_status();

@@ -16,9 +16,10 @@
 //   3. segmenters    the first source that knows the folded run gives its pieces: the segment
 //                    table (segments.bin: every word type of the export), the cache file
 //                    (--cache-file, segment_cache.h), the model (a Segmenter made by name through
-//                    the factory of segmenter.h on the first miss: "morpheus-model" in process, or
-//                    "morpheus-server", the model server co-process; or, for a directory whose
-//                    morpheus.json names its own segmenter, that one: directory_segmenter).
+//                    the factory of segmenter.h on the first miss: "morpheus-engine", the
+//                    torch-free engine, or "morpheus-model", LibTorch on a GPU; or, for a
+//                    directory whose morpheus.json names its own segmenter, that one:
+//                    directory_segmenter).
 //   4. root snap     for exports with --root-snap: the model's pieces re-cut at the dictionary
 //                    root (morph/root_snap.h; root_snap/ of the directory, loaded with the model).
 //                    The segment table and the cache file hold pieces that already went through
@@ -173,10 +174,10 @@ class Tokenizer {
 
   // Segments, in one model call, the letter runs of `texts` that the table and the cache file
   // lack (creating the model on the first miss), so that encode/segment on them need no model
-  // call. prefetch_begin sends the misses to the model without waiting for the answers,
-  // prefetch_end (or any later model use) stores them; in between, encode/segment of runs
-  // already resolved proceed while a model co-process works, and prefetch_begin itself scans
-  // its texts without the lock, so it may run while other threads encode.
+  // call. prefetch_begin hands the misses to the model (Segmenter::send), prefetch_end (or any
+  // later model use) stores its answers (Segmenter::receive: the engine segments the whole
+  // batch there, on its threads); prefetch_begin scans its texts without the lock, so it may
+  // run while other threads encode.
   // Adaptive: once a scanned block had no miss, the scan (about 30 % of a run answered wholly by
   // the table and the cache file) is skipped for the following blocks until a run had to go to
   // the model unprefetched (then the next block is scanned again) or 15 blocks were skipped. So

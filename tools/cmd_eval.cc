@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/config_section.h"
 #include "core/json_config.h"
+#include "eval/eval_config.h"
 #include "eval/eval_pipeline.h"
 #include "eval/gold_policy.h"
 #include "tools/cli.h"
@@ -28,8 +30,9 @@ struct EvalArgs {
 Status run_eval_command(const EvalArgs& args) {
   std::vector<std::string> sets = args.sets;
   if (!args.split.empty()) sets.push_back("split=" + args.split);
-  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config,
-                            resolve_config(eval::eval_config_defaults(), args.configs, sets));
+  MORPHEUS_ASSIGN_OR_RETURN(
+      nlohmann::json config,
+      resolve_config(section_defaults<eval::EvalConfig>(), args.configs, sets));
   if (!args.run_dir.empty()) config["run_dir"] = args.run_dir;  // a path, never parsed as JSON
   return eval::run_eval(config, args.out);
 }

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "config/config_loader.h"
+#include "core/config_section.h"
 #include "model/config.h"
 #include "model/losses.h"
 #include "tools/commands.h"
-#include "train/config_loader.h"
 
 namespace morpheus::tools {
 namespace {
@@ -22,9 +23,9 @@ struct InfoArgs {
 };
 
 Status run_info(const InfoArgs& args) {
-  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json resolved, train::load_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json resolved, config::load_config(args.configs, args.sets));
   MORPHEUS_ASSIGN_OR_RETURN(model::ModelConfig config,
-                            model::model_config_from_json(resolved, "config"));
+                            section_from_json<model::ModelConfig>(resolved, "config"));
   torch::NoGradGuard no_grad;
   model::MorpheusWithHeads all(config);
   const model::Morpheus& m = all->model;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "lm/char_codec.h"
@@ -45,7 +46,8 @@ struct LmTrainArgs {
 };
 
 Status run_lm_train(LmTrainArgs& args) {
-  MORPHEUS_ASSIGN_OR_RETURN(args.options.config, lm::load_lm_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(args.options.config,
+                            load_section<lm::LmConfig>(args.configs, args.sets));
   MORPHEUS_ASSIGN_OR_RETURN(lm::LmTrainSummary summary, lm::train_lm(args.options));
   MORPHEUS_LOG(kInfo, "lm train: ", summary.steps, " steps, validation BPC ", summary.valid.bpc(),
                ", ", static_cast<int64_t>(summary.tokens_per_second), " tokens/s; run in ",
@@ -303,7 +305,7 @@ struct LmInfoArgs {
 
 // Width and parameter count per vocabulary size (the equalization), from the built model.
 Status run_lm_info(const LmInfoArgs& a) {
-  MORPHEUS_ASSIGN_OR_RETURN(lm::LmConfig c, lm::load_lm_config(a.configs, a.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(lm::LmConfig c, load_section<lm::LmConfig>(a.configs, a.sets));
   torch::NoGradGuard no_grad;
   json rows = json::array();
   for (int64_t v : a.vocab_sizes) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `morpheus export|embed|neighbors|boundaries|model-server` (+ encode|decode|segment from
-// cmd_tokenize.cc, with the model in process): the Morpheus tokenizer directory (infer/export.h,
-// infer/tokenizer_model.h, infer/model_server.h).
+// `morpheus export|upgrade|embed|neighbors|boundaries` (+ encode|decode|segment from
+// cmd_tokenize.cc): the Morpheus tokenizer directory (infer/export.h, infer/tokenizer_model.h).
+// On the CPU the model is the torch-free engine (engine/directory.h); LibTorch runs it on a GPU.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -16,16 +16,18 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
+#include "core/word_counts.h"
 #include "embed/ann_index.h"
 #include "embed/word_vectors.h"
+#include "engine/directory.h"
 #include "eval/embedding_metrics.h"
 #include "eval/gold_data.h"
 #include "infer/export.h"
-#include "infer/model_server.h"
 #include "infer/tokenizer_model.h"
 #include "model/runtime.h"
 #include "morph/root_lexicon.h"
 #include "tokenizer/segment_table.h"
+#include "tools/cmd_embed.h"
 #include "tools/cmd_tokenize.h"
 #include "tools/commands.h"
 
@@ -38,13 +40,6 @@ struct ExportArgs {
   // Comma-separated: CLI11's vector options would read "[PAD],[CLS]" as a list literal.
   std::string special_tokens;
   std::string user_symbols;
-  std::string device = "cpu";
-};
-
-struct EmbedArgs {
-  std::string model;
-  std::string words;
-  std::string out;
   std::string device = "cpu";
 };
 
@@ -101,76 +96,23 @@ StatusOr<std::unique_ptr<tokenizer::Tokenizer>> load_tokenizer(const std::string
   return infer::load_with_model(dir, options);
 }
 
-// Words of a word list (first tab-separated field of each non-empty line; "<unk>" skipped).
-StatusOr<std::vector<std::string>> read_word_list(const std::string& path) {
-  MORPHEUS_ASSIGN_OR_RETURN(auto counts, exporter::read_word_counts(path));
-  std::vector<std::string> words;
-  words.reserve(counts.size());
-  for (auto& entry : counts) words.push_back(std::move(entry.first));
-  return words;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
+// embed: the engine on the CPU (cmd_embed.h; also when --device auto finds no GPU), LibTorch
+// on a GPU.
 Status run_embed(const EmbedArgs& args) {
-  const bool npy = ends_with(args.out, ".npy");
-  if (!npy && !ends_with(args.out, ".vec")) {
-    return invalid_argument("--out " + args.out + " must end in .npy or .vec",
-                            ".npy = float32 matrix + .vocab word list; .vec = word2vec text");
+  MORPHEUS_ASSIGN_OR_RETURN(const torch::Device device, model::resolve_device(args.device));
+  if (device.is_cpu()) {
+    EmbedArgs on_cpu = args;
+    on_cpu.device = "cpu";
+    return run_engine_embed(on_cpu);
   }
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_word_list(args.words));
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].find_first_of(" \t\r\n") != std::string::npos) {
-      return invalid_argument(args.words + ": word " + std::to_string(i + 1) + " (\"" + words[i] +
-                                  "\") contains white space",
-                              "one word per line (optionally word<TAB>count)");
-    }
-  }
+  MORPHEUS_RETURN_IF_ERROR(check_vector_path(args.out));
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> words, read_embed_words(args.words));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
                             load_tokenizer(args.model, 0, args.device));
   MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, infer::neural_model(*tok));
   const torch::Tensor emb = embed::embed_words(*seg, words);
-  const int64_t n = emb.size(0);
-  const int64_t d = emb.size(1);
-  const float* data = emb.data_ptr<float>();
-  AtomicFileWriter out;
-  MORPHEUS_RETURN_IF_ERROR(out.open(args.out));
-  if (npy) {
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) +
-                         ", " + std::to_string(d) + "), }";
-    const size_t unpadded = 10 + header.size() + 1;
-    header.append((64 - unpadded % 64) % 64, ' ');
-    header += '\n';
-    std::string prefix("\x93NUMPY\x01\x00", 8);
-    prefix += static_cast<char>(header.size() & 0xff);
-    prefix += static_cast<char>((header.size() >> 8) & 0xff);
-    MORPHEUS_RETURN_IF_ERROR(out.write(prefix + header));
-    MORPHEUS_RETURN_IF_ERROR(out.write(
-        std::string_view(reinterpret_cast<const char*>(data), static_cast<size_t>(n * d) * 4)));
-    std::string vocab;
-    for (const std::string& w : words) vocab += w + "\n";
-    const std::string vocab_path = args.out.substr(0, args.out.size() - 4) + ".vocab";
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(vocab_path, vocab));
-  } else {
-    MORPHEUS_RETURN_IF_ERROR(out.write(std::to_string(n) + " " + std::to_string(d) + "\n"));
-    std::string line;
-    char buf[32];
-    for (int64_t i = 0; i < n; ++i) {
-      line = words[static_cast<size_t>(i)];
-      for (int64_t j = 0; j < d; ++j) {
-        std::snprintf(buf, sizeof(buf), " %.6g", static_cast<double>(data[i * d + j]));
-        line += buf;
-      }
-      line += '\n';
-      MORPHEUS_RETURN_IF_ERROR(out.write(line));
-    }
-  }
-  MORPHEUS_RETURN_IF_ERROR(out.commit());
-  MORPHEUS_LOG(kInfo, "embed: wrote ", n, " x ", d, " to ", args.out);
-  return ok_status();
+  return write_word_vectors(args.out, words, emb.data_ptr<float>(),
+                            static_cast<size_t>(emb.size(1)));
 }
 
 // The model of --model, loaded on first need.
@@ -394,36 +336,24 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
   registry.add(exp, [eargs] { return run_export(*eargs); });
 }
 
-void register_model_server(CLI::App& app, CommandRegistry& registry) {
-  // The model server (infer/model_server.h), as `morpheus-model-server` runs it; not for users.
-  struct ServerArgs {
-    std::string model;
-    size_t cache = size_t{1} << 20;
-  };
-  auto sargs = std::make_shared<ServerArgs>();
-  CLI::App* server = app.add_subcommand("model-server", "Model co-process of morpheus encode");
-  server->group("");
-  server->add_option("--model", sargs->model, "Tokenizer directory")->required();
-  server->add_option("--cache", sargs->cache, "Words kept in the segmentation cache (LRU)");
-  registry.add(server, [sargs] {
-    infer::NeuralSegmenterOptions options;
-    options.cache_capacity = sargs->cache;
-    return infer::run_model_server(sargs->model, options);
+void register_upgrade(CLI::App& app, CommandRegistry& registry) {
+  auto dir = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "upgrade",
+      "Adds the torch-free engine's weights (model.weights) to a tokenizer directory exported "
+      "before the engine, from its model/, and checks them with its model self-test");
+  cmd->add_option("--model", *dir, "Tokenizer directory (morpheus export)")->required();
+  registry.add(cmd, [dir] {
+    MORPHEUS_RETURN_IF_ERROR(infer::upgrade_tokenizer(*dir));
+    MORPHEUS_LOG(kInfo, "upgrade: ", *dir, " has its engine weights");
+    return ok_status();
   });
 }
 
 void register_embed(CLI::App& app, CommandRegistry& registry) {
   auto margs = std::make_shared<EmbedArgs>();
   CLI::App* embed = app.add_subcommand("embed", "Word list -> embeddings (.npy + .vocab or .vec)");
-  embed->add_option("--model", margs->model, "Tokenizer directory (morpheus export)")->required();
-  embed->add_option("--words", margs->words, "One word per line (or word<TAB>count)")->required();
-  embed->add_option("--out", margs->out, "FILE.npy (float32, with FILE.vocab) or FILE.vec")
-      ->required();
-  embed
-      ->add_option(
-          "--device", margs->device,
-          "cpu, auto or cuda[:N] (where the model runs; the rows come back as float32 either way)")
-      ->capture_default_str();
+  add_embed_options(embed, margs.get());
   registry.add(embed, [margs] { return run_embed(*margs); });
 }
 
@@ -471,18 +401,25 @@ void register_neighbors(CLI::App& app, CommandRegistry& registry) {
 
 }  // namespace
 
-void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
-  register_export(app, registry);
-  register_tokenize_commands(app, registry, [](const tokenizer::ModelRequest& request) {
+ModelMaker torch_model_maker() {
+  return [](const ModelRequest& request) -> StatusOr<tokenizer::SegmenterSpec> {
+    MORPHEUS_ASSIGN_OR_RETURN(const torch::Device device, model::resolve_device(request.device));
+    if (device.is_cpu()) {
+      return engine::engine_model_spec(request.threads > 0 ? request.threads : 1);
+    }
     if (request.threads > 0) torch::set_num_threads(request.threads);
     infer::NeuralSegmenterOptions options;
     options.cache_capacity = request.cache;
     tokenizer::SegmenterSpec spec = infer::in_process_model(options);
     spec.options["device"] = request.device;  // resolved when the model loads
     return spec;
-  });
+  };
+}
 
-  register_model_server(app, registry);
+void register_neural_commands(CLI::App& app, CommandRegistry& registry) {
+  register_export(app, registry);
+  register_tokenize_commands(app, registry, torch_model_maker());
+  register_upgrade(app, registry);
   register_embed(app, registry);
   register_boundaries(app, registry);
   register_neighbors(app, registry);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set k=v] [--teacher TSV]
 // [--gold TSV]`: corpus → Morfessor teacher → root correction → vocabularies → caches
-// (train/prepare.h). The config resolves whole, as for `morpheus train` (train/config_loader.h);
+// (train/prepare.h). The config resolves whole, as for `morpheus train` (config/config_loader.h);
 // prepare reads its "prepare" section. Prints the prepare.json summary on stdout.
 // `morpheus teacher --data DIR [--raw] [--root-snap] [FILE]`: the labels that prepare directory
 // teaches, for any words (`word<TAB>piece piece…` per line).
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "config/config_loader.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
 #include "morph/cuts.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "train/config_loader.h"
 #include "train/corpus.h"
 #include "train/prepare.h"
 
@@ -40,7 +40,7 @@ struct PrepareArgs {
 
 Status run_prepare_command(const PrepareArgs& args) {
   train::PrepareOptions options;
-  MORPHEUS_ASSIGN_OR_RETURN(options.config, train::load_prepare_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(options.config, config::load_prepare_config(args.configs, args.sets));
   options.corpus_files = args.corpus;
   if (options.corpus_files.empty()) {
     for (const char* path : kDefaultCorpus) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus encode|decode|segment --model TOKDIR`: the Morpheus tokenizer directory as a lossless
 // tokenizer and offline segmenter. Torch-free: letter runs outside the segment table go to
-// a model segmenter made by the caller (in process, or the model server co-process).
+// a model segmenter made by the caller (the engine in process, or LibTorch on a GPU).
 #include "tools/cmd_tokenize.h"
 
 #include <algorithm>
@@ -31,7 +31,7 @@ struct RunArgs {
   bool add_eos = false;
   bool keep_special = false;  // decode
   std::string shard;
-  tokenizer::ModelRequest request;  // --cache, --model-threads, --device
+  ModelRequest request;  // --cache, --model-threads, --device
   std::string cache_file;
   size_t block_lines = 4096;
   size_t workers = 1;
@@ -206,8 +206,9 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
   block.workers = args.workers;
   if (!args.shard.empty()) MORPHEUS_RETURN_IF_ERROR(parse_shard(args.shard, &block));
   tokenizer::cbpe::register_plain_segmenters();  // directories cut by plain BPE or Unigram
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::SegmenterSpec spec, model(args.request));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> loaded,
-                            tokenizer::Tokenizer::load(args.model, true, model(args.request)));
+                            tokenizer::Tokenizer::load(args.model, true, std::move(spec)));
   const tokenizer::Tokenizer& tok = *loaded;
   if (!args.cache_file.empty()) MORPHEUS_RETURN_IF_ERROR(loaded->attach_cache(args.cache_file));
   block.prefetch = [&tok](const std::vector<std::string>& lines) {
@@ -275,21 +276,23 @@ void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelM
           "i/n: process only the lines k with (k - 1) mod n == i, k counted from 1 (one "
           "shard per job; see README, many machines)");
       cmd->add_option("--cache", args->request.cache,
-                      "Words kept in the model's segmentation cache (LRU)")
+                      "Words kept in the LibTorch model's segmentation cache (LRU; --device cuda)")
           ->capture_default_str();
       cmd->add_option("--model-threads", args->request.threads,
-                      "LibTorch intra-op threads of the model (0: LibTorch's default)")
+                      "Threads of the model per batch of new words (0: one; with --device cuda, "
+                      "LibTorch's intra-op threads)")
           ->check(CLI::Range(0, 1024))
           ->capture_default_str();
       cmd->add_option("--device", args->request.device,
-                      "Where the model segments the letter runs the table lacks: auto, cpu, cuda "
-                      "or cuda:N")
+                      "Where the model segments the letter runs the table lacks: cpu (the "
+                      "torch-free engine), or auto, cuda, cuda:N (LibTorch; close calls are "
+                      "decided by the engine, so the pieces are the same)")
           ->capture_default_str();
       cmd->add_option("--block-lines", args->block_lines, "Lines batched through the model")
           ->capture_default_str();
       cmd->add_option("--workers", args->workers,
                       "Threads processing the lines of a block (output in input order; the model "
-                      "co-process has its own --model-threads)")
+                      "has its own --model-threads)")
           ->check(CLI::Range(1, 256))
           ->capture_default_str();
       cmd->add_option("--cache-file", args->cache_file,

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "config/config_loader.h"
 #include "core/logging.h"
 #include "tools/commands.h"
-#include "train/config_loader.h"
 #include "train/trainer.h"
 
 namespace morpheus::tools {
@@ -56,7 +56,7 @@ Status run_train(const TrainArgs& args) {
   }
   // Ranks other than 0 print errors only.
   if (dist.rank > 0 && log_level() < LogLevel::kError) set_log_level(LogLevel::kError);
-  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config, train::load_config(args.configs, args.sets));
+  MORPHEUS_ASSIGN_OR_RETURN(nlohmann::json config, config::load_config(args.configs, args.sets));
   train::TrainOptions options;
   options.data_dir = args.data_dir;
   options.out_dir = args.out_dir;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/cli.h"
+#include "tools/cmd_tokenize.h"
 
 namespace morpheus::tools {
 
@@ -30,6 +31,9 @@ void register_train_commands(CLI::App& app, CommandRegistry& registry);
 
 // export|encode|decode|segment|embed|neighbors: the Morpheus tokenizer (tools/cmd_neural.cc).
 void register_neural_commands(CLI::App& app, CommandRegistry& registry);
+// The model of the tokenizer commands in morpheus-torch: the engine on the CPU, LibTorch on a GPU
+// (tools/cmd_neural.cc); also the model of `pack` there.
+ModelMaker torch_model_maker();
 // index build: FAISS nearest-neighbour indexes over embeddings (tools/cmd_index.cc).
 void register_index_commands(CLI::App& app, CommandRegistry& registry);
 // lm train|eval|generate|check|…: language models over tokenizer ids (tools/cmd_lm.cc).

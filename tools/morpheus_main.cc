@@ -8,6 +8,7 @@
 #include "model/cpu_allocator.h"
 #include "model/runtime.h"
 #include "tools/cli.h"
+#include "tools/cmd_pack.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   morpheus::tools::register_neural_commands(app, registry);
   morpheus::tools::register_index_commands(app, registry);
   morpheus::tools::register_lm_commands(app, registry);
+  morpheus::tools::register_pack_commands(app, registry, morpheus::tools::torch_model_maker());
   registry.set_before_action([] { morpheus::model::warn_if_slow_blas(); });
   return registry.run(app, argc, argv);
 }

@@ -8,6 +8,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "core/logging.h"
@@ -144,53 +145,6 @@ Status in_stage(Status s, const std::string& stage) {
 }
 
 }  // namespace
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
-    PrepareConfig, max_word_chars, max_window_words, min_window_words, dev_fraction, seed,
-    char_coverage, char_min_count, char_always, word_vocab_size, word_min_count, root_vocab_size,
-    root_min_count, root_correction, root_snap, contrastive_roots, root_lexicon, suffix_lexicon,
-    morfessor_python, morfessor_train, morfessor_segment, morfessor_dampening,
-    morfessor_corpusweight, morfessor_annotation_weight)
-
-json prepare_config_to_json(const PrepareConfig& c) { return {{"prepare", json(c)}}; }
-
-json prepare_config_defaults() { return prepare_config_to_json(PrepareConfig{}); }
-
-StatusOr<PrepareConfig> prepare_config_from_json(const json& config) {
-  PrepareConfig c;
-  try {
-    c = config.at("prepare").get<PrepareConfig>();
-  } catch (const json::exception& e) {
-    return invalid_argument(std::string("prepare config: ") + e.what());
-  }
-  if (c.max_word_chars < 1 || c.max_word_chars > kMaxCacheWordChars) {
-    return invalid_argument("prepare.max_word_chars must be in [1, 32], got " +
-                            std::to_string(c.max_word_chars));
-  }
-  if (c.max_window_words < 1 || c.min_window_words > c.max_window_words) {
-    return invalid_argument("prepare.max_window_words must be >= 1 and >= min_window_words");
-  }
-  if (!(c.dev_fraction >= 0.0 && c.dev_fraction < 1.0)) {
-    return invalid_argument("prepare.dev_fraction must be in [0, 1)");
-  }
-  if (!(c.char_coverage > 0.0 && c.char_coverage <= 1.0)) {
-    return invalid_argument("prepare.char_coverage must be in (0, 1]");
-  }
-  if (c.word_vocab_size < 1 || c.root_vocab_size < 1) {
-    return invalid_argument("prepare.word_vocab_size and root_vocab_size must be >= 1");
-  }
-  if (c.morfessor_dampening != "log" && c.morfessor_dampening != "ones" &&
-      c.morfessor_dampening != "none") {
-    return invalid_argument("prepare.morfessor_dampening must be log, ones or none, got '" +
-                            c.morfessor_dampening + "'");
-  }
-  if (c.contrastive_roots != "label" && c.contrastive_roots != "lexicon") {
-    return invalid_argument("prepare.contrastive_roots must be label or lexicon, got '" +
-                            c.contrastive_roots + "'");
-  }
-  if (!utf8::is_valid(c.char_always)) return invalid_argument("prepare.char_always is not UTF-8");
-  return c;
-}
 
 StatusOr<std::vector<GoldWord>> read_gold_file(const std::string& path) {
   LineReader reader;
@@ -713,7 +667,7 @@ StatusOr<json> run_prepare(const PrepareOptions& options) {
   MORPHEUS_RETURN_IF_ERROR(make_dirs(options.out_dir));
   remove_stale_temps_in(options.out_dir);  // of a killed earlier run
   json stamps = load_stamps(path_join(options.out_dir, "stamps.json"));
-  const json config_json = prepare_config_to_json(cfg);
+  const json config_json = {{PrepareConfig::kSection, cfg}};
 
   // Everything unchanged since the last complete run: reuse all outputs.
   auto start = Clock::now();
@@ -778,9 +732,9 @@ StatusOr<std::vector<Cuts>> teacher_labels(const std::string& prep_dir,
   if (!summary.is_object() || !summary.contains("config")) {
     return data_loss(summary_path + ": no \"config\" object", "re-run morpheus prepare");
   }
-  json resolved = prepare_config_defaults();  // keys added since that prepare keep defaults
-  MORPHEUS_RETURN_IF_ERROR(merge_config(resolved, summary["config"], summary_path));
-  MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg, prepare_config_from_json(resolved));
+  // Keys added since that prepare keep their defaults.
+  MORPHEUS_ASSIGN_OR_RETURN(const PrepareConfig cfg,
+                            section_from_json<PrepareConfig>(summary["config"], summary_path));
   MORPHEUS_ASSIGN_OR_RETURN(TeacherTable table,
                             read_teacher_tsv(path_join(prep_dir, "teacher.tsv")));
   MORPHEUS_RETURN_IF_ERROR(add_model_segmentations(cfg, prep_dir, words, &table));

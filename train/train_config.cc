@@ -3,36 +3,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_config.h"
+#include "core/config_section.h"
 
 namespace morpheus::train {
 
-using nlohmann::json;
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, epochs, max_steps, batch_windows,
-                                                grad_accum, bucket_batches, skip_chunks, lr, beta1,
-                                                beta2, eps, weight_decay, grad_clip, warmup_steps,
-                                                lr_min_ratio, seed, log_every, eval_every,
-                                                checkpoint_every, dev_max_windows, eval_seed,
-                                                threads)
-
-void add_train_config_defaults(json& defaults) { defaults["train"] = TrainConfig{}; }
-
-StatusOr<TrainConfig> train_config_from_json(const json& resolved, const std::string& where) {
-  json merged = TrainConfig{};
-  if (resolved.contains("train")) {
-    MORPHEUS_RETURN_IF_ERROR(merge_config(merged, resolved.at("train"), where + ": train"));
-  }
-  TrainConfig c;
-  try {
-    c = merged.get<TrainConfig>();
-  } catch (const json::exception& e) {
-    return invalid_argument(where + ": train: " + e.what());
-  }
-  Status valid = c.validate();
-  if (!valid.ok()) return valid.prepend(where);
-  return c;
-}
+MORPHEUS_CONFIG_FIELDS(TrainConfig, epochs, max_steps, batch_windows, grad_accum, bucket_batches,
+                       skip_chunks, lr, beta1, beta2, eps, weight_decay, grad_clip, warmup_steps,
+                       lr_min_ratio, seed, log_every, eval_every, checkpoint_every, dev_max_windows,
+                       eval_seed, threads)
 
 Status TrainConfig::validate() const {
   auto bad = [](const std::string& field, const std::string& want) {

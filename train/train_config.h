@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // TrainConfig: the "train" section of a config file (optimiser, schedule, batching, logging,
 // checkpointing). Defaults are the paper's run (reference §2.1); configs/tiny.json overrides them
-// for CPU runs. JSON (de)serialization is in train_config.cc; unknown keys are errors.
+// for CPU runs. Read by section_from_json<TrainConfig> (core/config_section.h); its JSON fields
+// are in train_config.cc.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 namespace morpheus::train {
 
 struct TrainConfig {
+  static constexpr const char* kSection = "train";
   // Length of the run.
   int64_t epochs = 10;    // passes over the train windows; [1, 1e6]
   int64_t max_steps = 0;  // optimiser steps; 0 = epochs × steps_per_epoch; else the run length
@@ -47,14 +49,8 @@ struct TrainConfig {
   Status validate() const;
 };
 
+// Every field; missing keys keep their defaults.
 void to_json(nlohmann::json& j, const TrainConfig& config);
-// Missing keys keep their defaults.
 void from_json(const nlohmann::json& j, TrainConfig& config);
-
-// Adds {"train": <defaults>} to the default config object (core/json_config.h resolution).
-void add_train_config_defaults(nlohmann::json& defaults);
-// Reads resolved["train"] (unknown keys rejected) and validates.
-StatusOr<TrainConfig> train_config_from_json(const nlohmann::json& resolved,
-                                             const std::string& where);
 
 }  // namespace morpheus::train

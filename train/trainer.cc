@@ -15,9 +15,11 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "core/logging.h"
+#include "core/lr_schedule.h"
 #include "core/progress.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
@@ -26,7 +28,6 @@
 #include "model/runtime.h"
 #include "train/batcher.h"
 #include "train/cache.h"
-#include "train/schedule.h"
 #include "train/train_config.h"
 #include "train/training_curves.h"
 #include "train/vocab.h"
@@ -519,7 +520,8 @@ class Trainer {
 };
 
 StatusOr<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& options) {
-  MORPHEUS_ASSIGN_OR_RETURN(TrainConfig cfg, train_config_from_json(options.config, "config"));
+  MORPHEUS_ASSIGN_OR_RETURN(TrainConfig cfg,
+                            section_from_json<TrainConfig>(options.config, "config"));
   MORPHEUS_ASSIGN_OR_RETURN(TrainData data, load_train_data(options.data_dir));
   MORPHEUS_ASSIGN_OR_RETURN(torch::Device device, rank_device(options));
   std::unique_ptr<Trainer> trainer(new Trainer(options, std::move(cfg), std::move(data), device));
@@ -550,7 +552,7 @@ Status Trainer::setup_runtime() {
   config_["model"]["char_vocab_size"] = data_.char_vocab_size;
   config_["model"]["word_vocab_size"] = data_.word_vocab_size;
   config_["model"]["root_vocab_size"] = data_.root_vocab_size;
-  MORPHEUS_ASSIGN_OR_RETURN(mcfg_, model::model_config_from_json(config_, "config"));
+  MORPHEUS_ASSIGN_OR_RETURN(mcfg_, section_from_json<model::ModelConfig>(config_, "config"));
   if (static_cast<uint32_t>(mcfg_.max_word_len) < data_.train.info().max_word_chars + 2) {
     return invalid_argument("model.max_word_len " + std::to_string(mcfg_.max_word_len) +
                                 " cannot hold the cache's words of up to " +
@@ -827,24 +829,25 @@ void Trainer::log(double aux_weight) {
   const Accumulator& acc = state_.acc;
   const double m = std::max<double>(1, static_cast<double>(acc.micro));
   const double steps = std::max<double>(1, static_cast<double>(acc.steps));
-  const json row = {{"step", state_.step},
-                    {"epoch", state_.epoch},
-                    {"lr", cfg_.lr * lr_multiplier(state_.step - 1, total_steps_, cfg_.warmup_steps,
-                                                   cfg_.lr_min_ratio)},
-                    {"aux_weight", aux_weight},
-                    {"loss", acc.total / m},
-                    {"aux", acc.aux / m},
-                    {"sgns", acc.sgns / m},
-                    {"ctr", acc.ctr / m},
-                    {"mlm", acc.mlm / m},
-                    {"grad_norm", acc.grad_norm / steps},
-                    {"words_per_s", static_cast<double>(acc.words) / std::max(1e-9, acc.seconds)},
-                    {"words", acc.words},
-                    {"seconds", acc.seconds},
-                    {"micro_batches", acc.micro},
-                    {"skipped_micro_batches", state_.skipped},
-                    {"ranks", world_},
-                    {"exchange_s_per_step", acc.exchange_seconds / steps}};
+  json row = {{"step", state_.step},
+              {"epoch", state_.epoch},
+              {"lr", cfg_.lr * lr_multiplier(state_.step - 1, total_steps_, cfg_.warmup_steps,
+                                             cfg_.lr_min_ratio)},
+              {"aux_weight", aux_weight},
+              {"loss", acc.total / m},
+              {"aux", acc.aux / m},
+              {"sgns", acc.sgns / m},
+              {"ctr", acc.ctr / m},
+              {"mlm", acc.mlm / m},
+              {"grad_norm", acc.grad_norm / steps},
+              {"words_per_s", static_cast<double>(acc.words) / std::max(1e-9, acc.seconds)},
+              {"words", acc.words},
+              {"seconds", acc.seconds},
+              {"micro_batches", acc.micro},
+              {"skipped_micro_batches", state_.skipped},
+              {"ranks", world_},
+              {"exchange_s_per_step", acc.exchange_seconds / steps}};
+  row.update(model::cuda_memory_stats(device_));  // {} on the CPU
   files_.write_row(row);
   if (summary_.first_losses.is_null()) summary_.first_losses = row;
   summary_.last_losses = row;
@@ -883,11 +886,28 @@ Status Trainer::finish() {
   return write_training_curves(metrics_path_, path_join(options_.out_dir, "training_curves.png"));
 }
 
+// Whether `e` is an allocator's out-of-memory (CUDA: c10::OutOfMemoryError on LibTorch 2.x, a
+// c10::Error saying "out of memory" on 1.x; CPU: "can't allocate memory"): none is a
+// std::bad_alloc.
+bool is_out_of_memory(const c10::Error& e) {
+  const std::string what = e.what_without_backtrace();
+  return what.find("out of memory") != std::string::npos ||
+         what.find("can't allocate memory") != std::string::npos;
+}
+
 }  // namespace
 
 StatusOr<TrainSummary> run_training(const TrainOptions& options) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer, Trainer::create(options));
-  return trainer->run();
+  try {
+    return trainer->run();
+  } catch (const c10::Error& e) {
+    if (!is_out_of_memory(e)) throw;
+    return failed_precondition(
+        std::string("out of memory during training: ") + e.what_without_backtrace(),
+        "lower train.batch_windows (--set train.batch_windows=N) or the model size; with "
+        "--resume the run continues from its last checkpoint");
+  }
 }
 
 }  // namespace morpheus::train

@@ -1,30 +1,36 @@
 # SPDX-License-Identifier: MIT
 """Morpheus: a morphology-aware neural tokenizer and word embedder (Turkish first).
 
-``morpheus.Tokenizer`` is torch-free (the module ``morpheus._tokenizer``); ``morpheus.Embedder``
-loads LibTorch (``morpheus._embed``) only when it is first used. Both run the C++ code of the
-``morpheus`` command line: the same ids and the same vectors.
+``morpheus.Tokenizer`` (``morpheus._tokenizer``) and ``morpheus.Embedder`` (``morpheus._embed``)
+run the C++ code of the ``morpheus`` command line, the same ids and the same vectors, with the
+model on the torch-free engine in this process: nothing of LibTorch is loaded.
 
 Both are handles on the C++ object of one process: they pickle as (directory, options) and open
 again on first use after unpickling; ``close()`` (or leaving a ``with`` block) releases the
-object, its ``cache_file`` lock and its model-server co-process. A forked child (a DataLoader
-worker) never talks to its parent's co-process: its Tokenizer opens the directory again on first
-use and starts its own, without the cache file (the parent holds its lock).
+object and its ``cache_file`` lock. A forked child (a DataLoader worker) never uses its parent's
+C++ object (another parent thread may have held one of its locks at the fork): its handle opens
+the directory again on first use, without the cache file (the parent holds its lock); the
+weights are a read-only mapping, so parent and children share their pages.
 
 Approximate nearest-neighbour indexes written by ``morpheus index build`` are FAISS files: read
 them with Debian's ``python3-faiss`` (``faiss.read_index(path)``); the words of row i are line i
 of the ``.vocab`` file next to them. ``morpheus.Index`` does both.
+
+``morpheus.pack`` writes the token files LM trainers read (Megatron-LM, llm.c, npy) with the
+``morpheus pack`` command, ``morpheus.merge_packs`` joins shards, and ``morpheus.read_pack``
+reads a pack back as one NumPy array of ids per document.
 """
 import ctypes as _ctypes
 import os as _os
-import shutil as _shutil
 import threading as _threading
 import weakref as _weakref
 
 from . import _paths, _tokenizer
+from ._pack import merge_packs, pack, read_pack
 from ._version import __version__, git_describe
 
-__all__ = ["Tokenizer", "Embedder", "Index", "binary", "model_server_binary", "__version__"]
+__all__ = ["Tokenizer", "Embedder", "Index", "binary", "pack", "merge_packs", "read_pack",
+           "__version__"]
 
 
 def binary(name):
@@ -34,20 +40,6 @@ def binary(name):
     bin_dir = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _paths.BIN_DIR)
     path = _os.path.join(bin_dir, name)
     return path if _os.access(path, _os.X_OK) else ""
-
-
-def model_server_binary():
-    """The ``morpheus-model-server`` binary that segments letter runs missing from the table.
-
-    In order: ``$MORPHEUS_MODEL_SERVER``, the package's own (``binary``), ``morpheus-model-server``
-    on ``PATH``; "" when none exists (such runs are then an error).
-    """
-    return (
-        _os.environ.get("MORPHEUS_MODEL_SERVER", "")
-        or binary("morpheus-model-server")
-        or _shutil.which("morpheus-model-server")
-        or ""
-    )
 
 
 _handles = _weakref.WeakSet()  # every open _Handle, for the fork hook
@@ -98,8 +90,8 @@ class _Handle:
         return getattr(self, name)
 
     def close(self):
-        """Releases the C++ object (its cache-file lock and model-server co-process); using the
-        handle afterwards raises ValueError."""
+        """Releases the C++ object (and its cache-file lock); using the handle afterwards raises
+        ValueError."""
         with self._lock:
             self._closed = True
             self._native = None
@@ -131,7 +123,15 @@ class _Handle:
         return f"<morpheus.{type(self).__name__} {self._options['path']!r} ({state})>"
 
     def _after_fork_in_child(self):
+        # The parent's C++ object stays the parent's: the child never calls its copy (another
+        # parent thread may have held one of its locks at the fork) nor destroys it; it opens the
+        # directory again on first use, without the cache file (the parent holds its lock).
         self._lock = _threading.Lock()
+        if self._native is not None:
+            _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(self._native))
+            self._native = None
+            if "cache_file" in self._options:
+                self._options = dict(self._options, cache_file="")
 
 
 def _after_fork_in_child():
@@ -145,43 +145,27 @@ _os.register_at_fork(after_in_child=_after_fork_in_child)
 class Tokenizer(_Handle):
     __doc__ = _tokenizer.Tokenizer.__doc__
 
-    def __init__(
-        self, path, model_server=None, cache=1 << 20, self_test=True, cache_file=None, device="cpu"
-    ):
-        if model_server is None:
-            model_server = model_server_binary()
+    def __init__(self, path, self_test=True, cache_file=None, device="cpu", threads=1):
         cache_file = "" if cache_file is None else _os.path.abspath(_os.fspath(cache_file))
         super().__init__(
             {
                 "path": _os.path.abspath(_os.fspath(path)),
-                "model_server": model_server,
-                "cache": cache,
                 "self_test": self_test,
                 "cache_file": cache_file,
                 "device": device,
+                "threads": threads,
             }
         )
 
     def _open(self):
         return _tokenizer.Tokenizer(**self._options)
 
-    def _after_fork_in_child(self):
-        # The parent's co-process and cache-file lock stay the parent's: the child never calls
-        # its copy of the C++ object (another parent thread may have held its lock at the fork)
-        # nor destroys it (the destructor would shut the shared socket down); it opens the
-        # directory again on first use, without the cache file, and starts its own co-process.
-        super()._after_fork_in_child()
-        if self._native is not None:
-            _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(self._native))
-            self._native = None
-            self._options = dict(self._options, cache_file="")
-
 
 class Embedder(_Handle):
-    """The word embedder of a tokenizer directory (``morpheus._embed.Embedder``, LibTorch,
-    imported on first use); see its documentation for the options."""
+    """The word embedder of a tokenizer directory (``morpheus._embed.Embedder``, torch-free);
+    see its documentation for the options."""
 
-    def __init__(self, path, device="cpu", batch_size=16384, threads=0):
+    def __init__(self, path, device="cpu", batch_size=16384, threads=1):
         super().__init__(
             {
                 "path": _os.path.abspath(_os.fspath(path)),

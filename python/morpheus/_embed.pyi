@@ -5,11 +5,10 @@ import numpy as np
 import numpy.typing as npt
 
 class Embedder:
-    # device: "cpu", "auto" (first CUDA device if LibTorch has CUDA and sees one, else "cpu"),
-    # "cuda" or "cuda:N" (RuntimeError without CUDA). The CUDA path is compiled but untested:
-    # Debian's libtorch-dev is CPU-only. embed() always returns CPU float32 rows.
+    # The torch-free engine on the CPU: device must be "cpu" (ValueError otherwise; a GPU is
+    # `morpheus-torch embed --device cuda`). embed() returns float32 rows.
     def __init__(
-        self, path: str, device: str = "cpu", batch_size: int = 16384, threads: int = 0
+        self, path: str, device: str = "cpu", batch_size: int = 16384, threads: int = 1
     ) -> None: ...
     def embed(self, words: Sequence[str]) -> npt.NDArray[np.float32]: ...
     @property

@@ -7,11 +7,10 @@ class Tokenizer:
     def __init__(
         self,
         path: str,
-        model_server: str = "",
-        cache: int = 1048576,
         self_test: bool = True,
         cache_file: str = "",
         device: str = "cpu",
+        threads: int = 1,
     ) -> None: ...
     def encode(
         self,

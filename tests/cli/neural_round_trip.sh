@@ -115,14 +115,15 @@ done
 grep -q -- "--model" "$dir/err" || { cat "$dir/err"; fail "no --model hint"; }
 "$m" neighbors --index "$dir/e.npy" --vocab "$dir/words" --query evler > /dev/null 2> "$dir/err" \
   && fail "--index with --vocab accepted"
-# The table serves the exported words without the model; decode never needs it.
-cp -r "$dir/tok" "$dir/nomodel" && rm -r "$dir/nomodel/model"
+# The table serves the exported words without the model (neither the engine's model.weights nor
+# the LibTorch checkpoint model/); decode never needs it.
+cp -r "$dir/tok" "$dir/nomodel" && rm -r "$dir/nomodel/model" "$dir/nomodel/model.weights"
 "$m" encode --model "$dir/nomodel" "$prep/corpus.txt" > "$dir/ids2" || fail "encode without model"
 "$m" decode --model "$dir/nomodel" "$dir/ids2" > "$dir/back2" || fail "decode without model"
 cmp "$prep/corpus.txt" "$dir/back2" || fail "round trip without model"
 printf 'zqxwvzqxw\n' | "$m" encode --model "$dir/nomodel" - > /dev/null 2> "$dir/err" \
   && fail "a word outside the table needs the model"
-grep -q "model" "$dir/err" || { cat "$dir/err"; fail "missing model message"; }
+grep -q "model.weights" "$dir/err" || { cat "$dir/err"; fail "missing model message"; }
 sed -i 's/"format_version": 3/"format_version": 1/' "$dir/nomodel/morpheus.json"
 "$m" decode --model "$dir/nomodel" "$dir/ids2" > /dev/null 2> "$dir/err" && fail "format 1 accepted"
 grep -q "morpheus export" "$dir/err" || { cat "$dir/err"; fail "no re-export hint"; }

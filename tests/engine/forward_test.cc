@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "engine/kernels.h"
 #include "engine/reference.h"
 #include "tests/engine/engine_test_util.h"
 
@@ -178,7 +179,24 @@ TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
   for (size_t i = 0; i < words.size(); ++i) {
     std::vector<float> alone(d);
     forward.embeddings({&words[i]}, 0.0, alone.data());
-    for (size_t e = 0; e < d; ++e) EXPECT_NEAR(alone[e], together[i * d + e], 1e-5);
+    for (size_t e = 0; e < d; ++e) EXPECT_EQ(alone[e], together[i * d + e]) << i << " " << e;
+  }
+}
+
+TEST(EngineKernelsTest, RowStableGemmRowDoesNotDependOnTheRowsBesideIt) {
+  const size_t k = 96, n = 160, rows = 150;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(rows * k), w(n * k);
+  for (float& x : a) x = u(rng);
+  for (float& x : w) x = u(rng);
+  std::vector<float> all(rows * n);
+  kernels::gemm_nt_row_stable(rows, n, k, a.data(), k, w.data(), k, all.data(), n);
+  for (size_t m : {1, 2, 3, 5, 8, 63, 64, 65, 80}) {
+    const size_t first = rows - m - m % 7;  // rows [first, first + m) alone
+    std::vector<float> part(m * n);
+    kernels::gemm_nt_row_stable(m, n, k, &a[first * k], k, w.data(), k, part.data(), n);
+    for (size_t i = 0; i < m * n; ++i) ASSERT_EQ(part[i], all[first * n + i]) << m << " " << i;
   }
 }
 

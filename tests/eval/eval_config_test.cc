@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "tests/support/test_support.h"
@@ -26,9 +27,9 @@ std::string expected_shared() {
 StatusOr<EvalConfig> load_with(const std::vector<std::string>& sets) {
   MORPHEUS_ASSIGN_OR_RETURN(
       nlohmann::json resolved,
-      resolve_config(eval_config_defaults(),
+      resolve_config(section_defaults<EvalConfig>(),
                      {path_join(testing::source_dir(), "configs/eval.json")}, sets));
-  return eval_config_from_json(resolved);
+  return section_from_json<EvalConfig>(resolved, "eval config");
 }
 
 TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
@@ -107,7 +108,7 @@ TEST(EvalConfigTest, RunDirIsSubstitutedInPathsAndQuotedInCommands) {
        {{{"name", "a"},
          {"artifact", "{run_dir}/tok/morpheus.json"},
          {"segment", "seg --model {run_dir}/tok --data {shared_data}/d {input}"}}}}};
-  auto c = eval_config_from_json(j);
+  auto c = section_from_json<EvalConfig>(j, "eval config");
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ(c->training_text, "my runs/x/corpus.txt");
   EXPECT_EQ(c->gold.penn, "my runs/x/penn.tsv");
@@ -130,14 +131,14 @@ TEST(EvalConfigTest, EncodeWithoutDecodeIsAnError) {
 }
 
 TEST(EvalConfigTest, UnknownTopLevelKeyIsRejectedByResolution) {
-  auto c = resolve_config(eval_config_defaults(), {}, {"gold.bogus=1"});
+  auto c = resolve_config(section_defaults<EvalConfig>(), {}, {"gold.bogus=1"});
   EXPECT_FALSE(c.ok());
-  auto ok = resolve_config(eval_config_defaults(), {}, {"speed.warm_runs=1"});
+  auto ok = resolve_config(section_defaults<EvalConfig>(), {}, {"speed.warm_runs=1"});
   EXPECT_TRUE(ok.ok());
 }
 
 TEST(EvalConfigTest, DefaultsComeFromTheStructs) {
-  const nlohmann::json d = eval_config_defaults();
+  const nlohmann::json d = section_defaults<EvalConfig>();
   EXPECT_EQ(d.at("split"), "report");
   EXPECT_EQ(d.at("shared_data"), "../shared/data");
   EXPECT_EQ(d.at("speed").at("warm_runs"), 3);
@@ -145,7 +146,7 @@ TEST(EvalConfigTest, DefaultsComeFromTheStructs) {
   EXPECT_EQ(d.at("gold").at("penn"), "{shared_data}/gold/penn_tokens_segmentation.tsv");
   EXPECT_TRUE(d.at("systems").is_array() && d.at("systems").empty());
   // An empty object is the defaults.
-  auto c = eval_config_from_json(nlohmann::json::object());
+  auto c = section_from_json<EvalConfig>(nlohmann::json::object(), "eval config");
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ(c->speed.warm_runs, SpeedOptions{}.warm_runs);
   EXPECT_EQ(c->embeddings.probe_min_class, 20u);
@@ -153,12 +154,14 @@ TEST(EvalConfigTest, DefaultsComeFromTheStructs) {
 }
 
 TEST(EvalConfigTest, MistypedKeysAndValuesAreClearErrors) {
-  auto unknown = eval_config_from_json(nlohmann::json{{"embeddings", {{"probe_fold", 3}}}});
+  auto unknown = section_from_json<EvalConfig>(nlohmann::json{{"embeddings", {{"probe_fold", 3}}}},
+                                               "eval config");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("unknown config key 'embeddings.probe_fold'"),
             std::string::npos)
       << unknown.status().message();
-  auto wrong_type = eval_config_from_json(nlohmann::json{{"speed", {{"warm_runs", "3"}}}});
+  auto wrong_type =
+      section_from_json<EvalConfig>(nlohmann::json{{"speed", {{"warm_runs", "3"}}}}, "eval config");
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_NE(wrong_type.status().message().find("speed.warm_runs"), std::string::npos);
   auto split = load_with({"run_dir=runs/main", "split=tunee"});
@@ -168,12 +171,13 @@ TEST(EvalConfigTest, MistypedKeysAndValuesAreClearErrors) {
   auto folds = load_with({"run_dir=runs/main", "embeddings.probe_folds=1"});
   ASSERT_FALSE(folds.ok());
   EXPECT_NE(folds.status().message().find("embeddings.probe_folds must be ≥ 2"), std::string::npos);
-  auto system = eval_config_from_json(
-      nlohmann::json{{"systems", {{{"name", "a"}, {"segmnet", "cat {input}"}}}}});
+  auto system = section_from_json<EvalConfig>(
+      nlohmann::json{{"systems", {{{"name", "a"}, {"segmnet", "cat {input}"}}}}}, "eval config");
   ASSERT_FALSE(system.ok());
   EXPECT_NE(system.status().message().find("systems[0]: unknown key 'segmnet'"), std::string::npos);
-  auto duplicate = eval_config_from_json(
-      nlohmann::json{{"systems", {{{"name", "a"}, {"builtin", "whole-word"}}, {{"name", "a"}}}}});
+  auto duplicate = section_from_json<EvalConfig>(
+      nlohmann::json{{"systems", {{{"name", "a"}, {"builtin", "whole-word"}}, {{"name", "a"}}}}},
+      "eval config");
   ASSERT_FALSE(duplicate.ok());
   EXPECT_NE(duplicate.status().message().find("duplicate name 'a'"), std::string::npos);
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "tests/support/test_support.h"
@@ -38,7 +39,8 @@ const nlohmann::json* find_row(const nlohmann::json& report, const std::string& 
 }
 
 TEST_F(EvalPipelineTest, TinyConfigProducesEveryTableWithNaRowsForFailures) {
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, {});
+  auto config =
+      resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"}, {});
   ASSERT_TRUE(config.ok()) << config.status().to_string();
   const std::string out = testing::make_temp_dir("eval");
   Status s = run_eval(*config, out);
@@ -89,7 +91,8 @@ TEST_F(EvalPipelineTest, TinyConfigProducesEveryTableWithNaRowsForFailures) {
 // Runs the tiny config with extra --set values; returns report.json.
 nlohmann::json run_tiny(const std::vector<std::string>& sets,
                         const std::string& first_system_table = "") {
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, sets);
+  auto config =
+      resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"}, sets);
   EXPECT_TRUE(config.ok()) << config.status().to_string();
   if (!config.ok()) return nlohmann::json();
   if (!first_system_table.empty()) (*config)["systems"][0]["table_words"] = first_system_table;
@@ -174,7 +177,7 @@ TEST_F(EvalPipelineTest, PaperColumnComesFromThePublishedFiguresFile) {
   ASSERT_TRUE(
       write_file_atomic(figures, R"({"tables": {"sigmorphon": {"ours": 0.25}, "speed": {}}})")
           .ok());
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"},
+  auto config = resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"},
                                {"published_figures=" + figures});
   ASSERT_TRUE(config.ok()) << config.status().to_string();
   (*config)["systems"][0]["published"] = "ours";
@@ -189,7 +192,8 @@ TEST_F(EvalPipelineTest, PaperColumnComesFromThePublishedFiguresFile) {
   EXPECT_TRUE((*find_row(*report, "sigmorphon", "ready-file"))["published"].is_null());
   EXPECT_TRUE((*find_row(*report, "speed", "awk-suffix"))["published"].is_null());
   // The repo's file: the paper's MorphScore of Morpheus.
-  auto repo = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, {});
+  auto repo =
+      resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"}, {});
   ASSERT_TRUE(repo.ok());
   (*repo)["systems"][0]["published"] = "morpheus";
   const std::string out2 = testing::make_temp_dir("eval");
@@ -200,7 +204,7 @@ TEST_F(EvalPipelineTest, PaperColumnComesFromThePublishedFiguresFile) {
 }
 
 TEST_F(EvalPipelineTest, MissingPublishedFiguresFileIsAnErrorNamingIt) {
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"},
+  auto config = resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"},
                                {"published_figures=tests/data/eval/no_figures.json"});
   ASSERT_TRUE(config.ok());
   Status s = run_eval(*config, testing::make_temp_dir("eval"));
@@ -221,7 +225,8 @@ std::string make_run_dir() {
 
 // The tiny config's gold with one system reading its segmentations from {run_dir}.
 nlohmann::json run_dir_config() {
-  auto config = resolve_config(eval_config_defaults(), {"tests/data/eval/tiny_eval.json"}, {});
+  auto config =
+      resolve_config(section_defaults<EvalConfig>(), {"tests/data/eval/tiny_eval.json"}, {});
   EXPECT_TRUE(config.ok()) << config.status().to_string();
   if (!config.ok()) return nlohmann::json();
   (*config)["training_text"] = "{run_dir}/unsup/prepare/corpus.txt";

@@ -23,6 +23,7 @@
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "engine/directory.h"
 #include "infer/export.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
@@ -694,6 +695,170 @@ TEST_F(TokenizerModelTest, EmbeddingsHaveOneFiniteRowPerWord) {
   EXPECT_TRUE(torch::isfinite(e).all().item<bool>());
   EXPECT_EQ(e[2].abs().sum().item<float>(), 0.0f);
   EXPECT_GT(e[1].abs().sum().item<float>(), 0.0f);
+}
+
+}  // namespace
+}  // namespace morpheus::infer
+
+namespace morpheus::infer {
+namespace {
+
+// The tokenizer at `dir` with its model on the engine (`threads` per call).
+std::unique_ptr<tokenizer::Tokenizer> load_engine(const std::string& dir, size_t threads = 1) {
+  StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok =
+      tokenizer::Tokenizer::load(dir, true, engine::engine_model_spec(threads));
+  EXPECT_TRUE(tok.ok()) << tok.status().to_string();
+  return tok.ok() ? std::move(*tok) : nullptr;
+}
+
+// The runs of the segment table and their stored pieces.
+void table_runs(const SegmentTable& table, std::vector<std::string>* runs,
+                std::vector<std::vector<std::string>>* stored) {
+  for (size_t i = 0; i < table.size(); ++i) {
+    std::string run;
+    std::vector<std::string> pieces;
+    const std::string_view record = table.record(i);
+    for (size_t b = 0; b <= record.size();) {
+      size_t e = record.find(' ', b);
+      if (e == std::string_view::npos) e = record.size();
+      pieces.emplace_back(record.substr(b, e - b));
+      run += pieces.back();
+      b = e + 1;
+    }
+    runs->push_back(run);
+    stored->push_back(pieces);
+  }
+}
+
+// Texts of new letter runs (none in the tiny table), some long enough to be chunked.
+std::vector<std::string> new_texts() {
+  std::vector<std::string> texts;
+  std::mt19937_64 rng(5);
+  const std::u32string letters = *utf8::decode(kAlphabet);
+  for (int i = 0; i < 300; ++i) {
+    std::u32string word;
+    const size_t n = 2 + rng() % (i % 10 == 0 ? 40 : 12);
+    for (size_t k = 0; k < n; ++k) word += letters[rng() % letters.size()];
+    texts.push_back((i % 3 == 0 ? "Bu " : "") + utf8::encode(word) + (i % 4 == 0 ? "." : ""));
+  }
+  return texts;
+}
+
+TEST_F(TokenizerModelTest, EngineCutsEveryExportedRunAsTheTableHoldsIt) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_engine(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  std::vector<std::string> runs;
+  std::vector<std::vector<std::string>> stored;
+  table_runs(tok->table(), &runs, &stored);
+  ASSERT_GT(runs.size(), 100u);
+  StatusOr<const engine::EngineSegmenter*> model = engine::engine_model(*tok);
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const StatusOr<tokenizer::Segmentation> fresh = (*model)->segment(runs);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(*fresh, stored);  // one engine for the table and the new words: no disagreement
+}
+
+TEST_F(TokenizerModelTest, EngineTokenizerGivesTheSameIdsAtAnyThreadCountAndOrder) {
+  const std::vector<std::string> texts = new_texts();
+  std::unique_ptr<tokenizer::Tokenizer> one = load_engine(*tok_dir_, 1);
+  std::unique_ptr<tokenizer::Tokenizer> three = load_engine(*tok_dir_, 3);
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(three, nullptr);
+  std::vector<std::string> reversed(texts.rbegin(), texts.rend());
+  ASSERT_TRUE(three->prefetch(reversed).ok());  // one batch of every new run, another order
+  for (const std::string& text : texts) {
+    std::vector<int32_t> a, b;
+    ASSERT_TRUE(one->encode(text, &a, false).ok());
+    ASSERT_TRUE(three->encode(text, &b, false).ok());
+    EXPECT_EQ(a, b) << text;
+    EXPECT_EQ(decoded(*one, a), text);
+  }
+  EXPECT_GT(one->model_runs(), 200u);
+}
+
+TEST_F(TokenizerModelTest, CloseCallsOfTheTorchModelAreTheEngines) {
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_engine(*tok_dir_);
+  ASSERT_NE(tok, nullptr);
+  StatusOr<const engine::EngineSegmenter*> engine_model = engine::engine_model(*tok);
+  ASSERT_TRUE(engine_model.ok());
+  model::Morpheus m{nullptr};
+  model::CharVocab chars;
+  ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
+  const nlohmann::json config = *load_json_file(path_join(*tok_dir_, "morpheus.json"));
+  NeuralSegmenterOptions options;
+  options.threshold = config.value("threshold", 0.0);
+  StatusOr<std::unique_ptr<engine::EngineSegmenter>> close_calls =
+      engine::load_directory_model(*tok_dir_, config, {});
+  ASSERT_TRUE(close_calls.ok()) << close_calls.status().to_string();
+  options.close_calls = std::shared_ptr<const engine::EngineSegmenter>(std::move(*close_calls));
+  options.close_call_margin = 1e9;  // every chunk is a close call: the engine cuts them all
+  const NeuralSegmenter torch_model(m, chars, options);
+  std::vector<std::string> runs;
+  for (const std::string& t : new_texts())
+    runs.push_back(tokenizer::fold_run(t.substr(t.rfind(' ') + 1)));
+  runs.erase(std::remove_if(runs.begin(), runs.end(),
+                            [](const std::string& r) { return r.find('.') != std::string::npos; }),
+             runs.end());
+  EXPECT_EQ(torch_model.segment_many(runs), *(*engine_model)->segment(runs));
+  EXPECT_GT(torch_model.close_calls(), 0u);
+}
+
+// A copy of the tiny directory as exported before the engine: no model.weights.
+std::string older_copy(const std::string& dir, const std::string& root) {
+  const std::string copy = path_join(root, "older");
+  std::error_code ec;
+  fs::remove_all(copy, ec);
+  fs::copy(dir, copy, fs::copy_options::recursive);
+  nlohmann::json config = *load_json_file(path_join(copy, "morpheus.json"));
+  config["files"].erase("model.weights");
+  EXPECT_TRUE(write_file_atomic(path_join(copy, "morpheus.json"), config.dump(2)).ok());
+  fs::remove(path_join(copy, "model.weights"));
+  return copy;
+}
+
+TEST_F(TokenizerModelTest, UpgradeAddsTheEngineWeightsToAnOlderDirectory) {
+  const std::string older = older_copy(*tok_dir_, *root_);
+  const std::string text = new_texts()[1];
+  {
+    std::unique_ptr<tokenizer::Tokenizer> tok = load_engine(older);
+    ASSERT_NE(tok, nullptr);  // table words need no model
+    std::vector<int32_t> ids;
+    const Status s = tok->encode(text, &ids, false);
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(s.hint().find("morpheus upgrade --model"), std::string::npos) << s.hint();
+  }
+  ASSERT_TRUE(upgrade_tokenizer(older).ok());
+  const std::string upgraded = *read_file(path_join(older, "morpheus.json"));
+  std::vector<int32_t> want, got;
+  ASSERT_TRUE(load_engine(*tok_dir_)->encode(text, &want, false).ok());
+  ASSERT_TRUE(load_engine(older)->encode(text, &got, false).ok());
+  EXPECT_EQ(got, want);
+  ASSERT_TRUE(upgrade_tokenizer(older).ok());  // a current directory is left alone
+  EXPECT_EQ(*read_file(path_join(older, "morpheus.json")), upgraded);
+}
+
+TEST_F(TokenizerModelTest, UpgradeThatFailsTheSelfTestLeavesTheDirectoryAsItWas) {
+  const std::string older = older_copy(*tok_dir_, *root_);
+  nlohmann::json config = *load_json_file(path_join(older, "morpheus.json"));
+  ASSERT_FALSE(config["model_self_test"].empty());
+  // A stored cut the model does not make: the run whole, or in code points when it was whole.
+  nlohmann::json& sample = config["model_self_test"][0];
+  const std::string run = sample["run"];
+  nlohmann::json wrong = nlohmann::json::array({run});
+  if (sample["pieces"] == wrong) {
+    wrong = nlohmann::json::array();
+    const StatusOr<std::u32string> code_points = utf8::decode(run);
+    ASSERT_TRUE(code_points.ok());
+    for (char32_t c : *code_points) wrong.push_back(utf8::encode(c));
+  }
+  sample["pieces"] = wrong;
+  ASSERT_TRUE(write_file_atomic(path_join(older, "morpheus.json"), config.dump(2)).ok());
+  const std::string before = *read_file(path_join(older, "morpheus.json"));
+  const Status s = upgrade_tokenizer(older);
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_NE(s.message().find("self-test"), std::string::npos) << s.message();
+  EXPECT_EQ(*read_file(path_join(older, "morpheus.json")), before);
+  EXPECT_FALSE(file_exists(path_join(older, "model.weights")));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "tests/support/test_support.h"
 
@@ -53,13 +54,13 @@ TEST(LmConfigTest, EqualizationOffKeepsTheWidth) {
 TEST(LmConfigTest, FilesAndSetsResolveAndUnknownKeysFail) {
   const std::string dir = testing::make_temp_dir("lmcfg");
   ASSERT_TRUE(write_file_atomic(dir + "/a.json", R"({"lm": {"layers": 2, "steps": 7}})").ok());
-  auto c = load_lm_config({dir + "/a.json"}, {"lm.steps=9"});
+  auto c = load_section<LmConfig>({dir + "/a.json"}, {"lm.steps=9"});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->layers, 2);
   EXPECT_EQ(c->steps, 9);
-  EXPECT_FALSE(load_lm_config({}, {"lm.bogus=1"}).ok());
-  EXPECT_FALSE(load_lm_config({}, {"model.char_dim=8"}).ok());
-  const auto bad = load_lm_config({}, {"lm.heads=3"});  // 512 is not a multiple of 3
+  EXPECT_FALSE(load_section<LmConfig>({}, {"lm.bogus=1"}).ok());
+  EXPECT_FALSE(load_section<LmConfig>({}, {"model.char_dim=8"}).ok());
+  const auto bad = load_section<LmConfig>({}, {"lm.heads=3"});  // 512 is not a multiple of 3
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("d_model"), std::string::npos);
 }
@@ -67,10 +68,10 @@ TEST(LmConfigTest, FilesAndSetsResolveAndUnknownKeysFail) {
 TEST(LmConfigTest, ShippedConfigsResolve) {
   for (const char* name : {"lm_small.json", "lm_paper.json"}) {
     const std::string path = testing::source_dir() + "/configs/" + name;
-    auto c = load_lm_config({path}, {});
+    auto c = load_section<LmConfig>({path}, {});
     ASSERT_TRUE(c.ok()) << name << ": " << c.status().message();
   }
-  auto paper = load_lm_config({testing::source_dir() + "/configs/lm_paper.json"}, {});
+  auto paper = load_section<LmConfig>({testing::source_dir() + "/configs/lm_paper.json"}, {});
   ASSERT_TRUE(paper.ok());
   EXPECT_DOUBLE_EQ(parameter_budget(*paper), 58195968.0);
   EXPECT_EQ(paper->steps, 10000);

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config_section.h"
+
 namespace morpheus::model {
 namespace {
 
@@ -17,14 +19,14 @@ TEST(ModelConfigTest, JsonRoundTrip) {
   c.cnn_kernels = {2, 3, 4, 5};
   nlohmann::json j;
   j["model"] = c;
-  StatusOr<ModelConfig> back = model_config_from_json(j, "test");
+  StatusOr<ModelConfig> back = section_from_json<ModelConfig>(j, "test");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(nlohmann::json(back.value()), nlohmann::json(c));
 }
 
 TEST(ModelConfigTest, UnknownKeyIsAnError) {
   nlohmann::json j = {{"model", {{"char_dimm", 3}}}};
-  StatusOr<ModelConfig> c = model_config_from_json(j, "cfg.json");
+  StatusOr<ModelConfig> c = section_from_json<ModelConfig>(j, "cfg.json");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("model.char_dimm"), std::string::npos);
   EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos);

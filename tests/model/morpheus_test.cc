@@ -13,6 +13,7 @@
 #include "model/boundary_detector.h"
 #include "model/losses.h"
 #include "tests/model/model_test_util.h"
+#include "tests/support/synthetic_batch.h"
 
 namespace morpheus::model {
 namespace {

@@ -2,9 +2,10 @@
 # install_test.sh PYTHON SOURCE_DIR BUILD_DIR TOKENIZER_DIR
 # `pip install --no-build-isolation SOURCE_DIR` into a fresh venv of PYTHON, installing from the
 # built tree BUILD_DIR (MORPHEUS_CMAKE_BUILD_DIR, setup.py); then, from another directory with
-# no build tree on PATH or PYTHONPATH: the package imports from the venv with its version, finds
-# its own morpheus-model-server, encodes words outside the table of TOKENIZER_DIR through it, and
-# its binaries default to the installed lexicons.
+# no build tree on PATH or PYTHONPATH: the package imports from the venv with its version,
+# encodes and embeds words outside the table of TOKENIZER_DIR on the engine without loading
+# LibTorch (no libtorch/libc10 in the process's maps), and its binaries default to the installed
+# lexicons.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ $# = 4 ] || fail "usage: install_test.sh PYTHON SOURCE_DIR BUILD_DIR TOKENIZER_DIR"
@@ -25,12 +26,15 @@ import sys
 import morpheus
 tok_dir, venv = sys.argv[1], sys.argv[2]
 print("morpheus", morpheus.__version__, morpheus.git_describe)
-server = morpheus.model_server_binary()
-assert server.startswith(venv), server
+assert morpheus.binary("morpheus").startswith(venv), morpheus.binary("morpheus")
 with morpheus.Tokenizer(tok_dir) as tok:
     text = "Zqxwvzqxwlarımızdan kuşkulandık"
     assert tok.decode(tok.encode(text)) == text
     assert tok.model_runs >= 1, tok.model_runs
+rows = morpheus.Embedder(tok_dir).embed(["kitap", "zqxwvzqxw"])
+assert rows.shape[0] == 2, rows.shape
+maps = open("/proc/self/maps").read()
+assert "libtorch" not in maps and "libc10" not in maps, "LibTorch loaded"
 PY
 [ "$("${clean[@]}" "$work/v/bin/morpheus" --version)" = "$("$build/tools/morpheus" --version)" ] \
   || fail "the morpheus command of the venv is not this build"

@@ -24,7 +24,7 @@ def test_version_is_the_cli_version(morpheus_bin):
 
 
 def test_pickled_tokenizer_reopens_with_the_same_options(tokdir, tmp_path, monkeypatch):
-    tok = morpheus.Tokenizer(tokdir, cache=1000)
+    tok = morpheus.Tokenizer(tokdir, threads=2)
     want = [tok.encode(text) for text in NEW_TEXTS]
     copy = pickle.loads(pickle.dumps(tok))
     assert copy._native is None  # opened on first use
@@ -46,7 +46,7 @@ def test_close_releases_the_cache_file_and_the_handle(tokdir, tmp_path):
         tok.encode(NEW_TEXTS[0])
     with pytest.raises(ValueError, match="closed"):
         pickle.dumps(tok)
-    again = morpheus.Tokenizer(tokdir, model_server="", cache_file=cache)  # the lock is free
+    again = morpheus.Tokenizer(tokdir, cache_file=cache)  # the lock is free
     assert again.encode(NEW_TEXTS[0]) == want and again.cache_file_hits >= 1
     again.close()
 
@@ -58,7 +58,7 @@ def _encode_in_child(tok, texts, encode=None):
     pid = os.fork()
     if pid == 0:
         try:
-            signal.alarm(60)  # a child stuck on the parent's co-process fails the test, not hangs it
+            signal.alarm(60)  # a child stuck on a lock of the parent's fails the test, not hangs it
             os.close(r)
             ids = [(encode or tok.encode)(t) for t in texts]
             os.write(w, pickle.dumps((ids, tok.model_runs)))
@@ -71,14 +71,14 @@ def _encode_in_child(tok, texts, encode=None):
     return pickle.loads(data)
 
 
-def test_forked_child_starts_its_own_model_server(tokdir):
+def test_forked_child_opens_its_own_tokenizer(tokdir):
     tok = morpheus.Tokenizer(tokdir)
-    first = tok.encode(NEW_TEXTS[0])  # the parent's co-process is running
+    first = tok.encode(NEW_TEXTS[0])  # the parent's model is loaded
     runs = tok.model_runs
     ids, child_runs = _encode_in_child(tok, NEW_TEXTS)
-    assert child_runs >= len(NEW_TEXTS)  # its own tokenizer, its own co-process
+    assert child_runs >= len(NEW_TEXTS)  # its own tokenizer and model
     assert ids[0] == first
-    # The parent's co-process is untouched by the child and its exit.
+    # The parent's tokenizer is untouched by the child and its exit.
     assert [tok.encode(t) for t in NEW_TEXTS] == ids
     assert tok.model_runs > runs
 
@@ -114,7 +114,7 @@ def test_dataloader_workers_encode_as_the_parent(tokdir, dev_lines):
                                          collate_fn=list)
     got = [ids for batch in loader for ids in batch]
     assert got == want
-    assert tok.encode(NEW_TEXTS[1]) == want[1]  # the parent's co-process still answers
+    assert tok.encode(NEW_TEXTS[1]) == want[1]  # the parent's model still answers
 
 
 def test_pickled_embedder_embeds_the_same_rows(tokdir):

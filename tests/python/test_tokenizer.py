@@ -29,11 +29,27 @@ def test_encode_batch_two_threads_equals_sequential(tok, dev_lines):
     assert tok.encode_batch(dev_lines) == sequential
 
 
-def test_new_words_go_to_the_model_server(tokdir):
+def test_new_words_go_to_the_engine_in_process(tokdir):
     fresh = morpheus.Tokenizer(tokdir)
     text = "Zqxwvzqxwlarımızdan kuşkulandık"
     assert fresh.decode(fresh.encode(text)) == text
     assert fresh.model_runs >= 1
+
+
+def test_new_words_cut_as_the_cli_cuts_them_at_any_thread_count(tokdir, morpheus_bin):
+    words = ["zqxwvzqxwlarımızdan", "qwxzvyqlerimizde", "xqzvwyların", "kuşkulandıklarımız"]
+    cli = run_cli(morpheus_bin, "segment", "--model", tokdir, "-",
+                  stdin="\n".join(words).encode() + b"\n")
+    want = [line.split("\t")[1].split(" ") for line in cli.decode().splitlines()]
+    for threads in (1, 2, 3):
+        tok = morpheus.Tokenizer(tokdir, threads=threads)
+        tok.encode_batch(words[::-1])  # the model sees the words in another order and batch
+        assert [tok.segment(w) for w in words] == want, threads
+
+
+def test_a_device_other_than_the_cpu_raises_value_error(tokdir):
+    with pytest.raises(ValueError, match="runs on the CPU.*\nhint: .*--device cuda"):
+        morpheus.Tokenizer(tokdir, device="cuda")
 
 
 def test_segment_equals_cli(tok, tokdir, morpheus_bin):
@@ -111,9 +127,20 @@ def test_damaged_table_raises_data_loss(tokdir, tmp_path):
         morpheus.Tokenizer(copy)
 
 
-def test_without_model_server_a_new_word_is_an_error(tokdir):
-    tok = morpheus.Tokenizer(tokdir, model_server="")
-    with pytest.raises(RuntimeError, match="no model segmenter"):
+def test_directory_without_engine_weights_raises_with_the_upgrade_hint(tokdir, tmp_path):
+    import json
+    import shutil
+
+    copy = tmp_path / "older"
+    shutil.copytree(tokdir, copy)
+    config = json.load(open(copy / "morpheus.json"))
+    del config["files"]["model.weights"]
+    json.dump(config, open(copy / "morpheus.json", "w"))
+    os.remove(copy / "model.weights")
+    tok = morpheus.Tokenizer(copy)  # loads: its self-test needs the table only
+    word = open(copy / "words.tsv", encoding="utf-8").readline().split("\t")[0]
+    assert tok.decode(tok.encode(word)) == word and tok.model_runs == 0  # a table word
+    with pytest.raises(RuntimeError, match="no model.weights.*\nhint: .*morpheus upgrade"):
         tok.encode("zqxwvzqxw")
 
 
@@ -133,8 +160,8 @@ def test_cache_file_is_written_and_serves_a_second_tokenizer(tokdir, morpheus_bi
     runs = {line.split("\t")[0] for line in dump}
     assert {"zqxwvzqxwlarımızdan", "qwxzvyqlerimizde"} <= runs
     size = cache.stat().st_size
-    # Without a model server a run outside the table is an error, so the cache file answers.
-    second = morpheus.Tokenizer(tokdir, model_server="", cache_file=cache)
+    # The cache file answers before the model is asked.
+    second = morpheus.Tokenizer(tokdir, cache_file=cache)
     assert second.encode_batch(NEW_WORDS) == want
     assert [second.encode(text) for text in NEW_WORDS] == want
     assert second.model_runs == 0 and second.cache_file_hits >= 2
@@ -147,7 +174,7 @@ def test_cache_file_of_the_cli_serves_the_python_tokenizer(tokdir, morpheus_bin,
     cli = run_cli(morpheus_bin, "encode", "--model", tokdir, "--cache-file", str(cache), "-",
                   stdin="\n".join(NEW_WORDS).encode() + b"\n")
     cli_ids = [[int(x) for x in line.split()] for line in cli.decode().splitlines()]
-    tok = morpheus.Tokenizer(tokdir, model_server="", cache_file=cache)
+    tok = morpheus.Tokenizer(tokdir, cache_file=cache)
     assert [tok.encode(text) for text in NEW_WORDS] == cli_ids
     assert tok.model_runs == 0
 

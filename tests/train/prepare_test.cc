@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "core/utf8.h"
@@ -170,12 +171,12 @@ TEST(PrepareTest, LexiconContrastiveRootsAreDictionaryFormsAndLeaveTheLabels) {
 }
 
 TEST(PrepareTest, ContrastiveRootsAreLabelOrLexicon) {
-  nlohmann::json config = prepare_config_defaults();
+  nlohmann::json config = section_defaults<PrepareConfig>();
   EXPECT_EQ(config["prepare"]["contrastive_roots"], "label");
   config["prepare"]["contrastive_roots"] = "lexicon";
-  EXPECT_TRUE(prepare_config_from_json(config).ok());
+  EXPECT_TRUE(section_from_json<PrepareConfig>(config, "test").ok());
   config["prepare"]["contrastive_roots"] = "stem";
-  EXPECT_FALSE(prepare_config_from_json(config).ok());
+  EXPECT_FALSE(section_from_json<PrepareConfig>(config, "test").ok());
 }
 
 TEST(PrepareTest, WritesLabelsCaseAndChunksToTheCache) {

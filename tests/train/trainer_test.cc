@@ -8,13 +8,13 @@
 #include <random>
 #include <unordered_map>
 
+#include "config/config_loader.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "tests/support/test_support.h"
 #include "train/cache.h"
-#include "train/config_loader.h"
 #include "train/vocab.h"
 
 namespace morpheus::train {
@@ -119,7 +119,7 @@ json tiny_config(const std::vector<std::string>& extra_sets) {
                                    "train.threads=1",
                                    "train.epochs=3"};
   sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
-  auto config = load_config({}, sets);
+  auto config = morpheus::config::load_config({}, sets);
   EXPECT_TRUE(config.ok()) << config.status().to_string();
   return config.ok() ? *config : json();
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "train/schedule.h"
+#include "core/lr_schedule.h"
 
 #include <gtest/gtest.h>
 
-namespace morpheus::train {
+namespace morpheus {
 namespace {
 
 constexpr double kTol = 1e-12;
@@ -26,4 +26,4 @@ TEST(ScheduleTest, CosineDecaysFromPeakToFloor) {
 }
 
 }  // namespace
-}  // namespace morpheus::train
+}  // namespace morpheus

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
-// Tests for train/config_loader.h: the project config's defaults and their resolution with the
+// Tests for config/config_loader.h: the project config's defaults and their resolution with the
 // shipped config files and --set overrides, and `morpheus prepare`'s view of it.
-#include "train/config_loader.h"
+#include "config/config_loader.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/config_section.h"
 #include "core/file_util.h"
 #include "model/config.h"
 #include "tests/support/test_support.h"
 
-namespace morpheus::train {
+namespace morpheus::config {
 namespace {
+
+using train::PrepareConfig;
 
 TEST(ConfigLoaderTest, DefaultsHaveTheThreeSections) {
   const nlohmann::json defaults = default_config();
@@ -30,7 +33,7 @@ TEST(ConfigLoaderTest, ShippedConfigsResolveToValidModelConfigs) {
     const std::string path = path_join(path_join(testing::source_dir(), "configs"), name);
     StatusOr<nlohmann::json> config = load_config({path}, {});
     ASSERT_TRUE(config.ok()) << name << ": " << config.status().to_string();
-    StatusOr<model::ModelConfig> model = model::model_config_from_json((*config)["model"], name);
+    StatusOr<model::ModelConfig> model = section_from_json<model::ModelConfig>(*config, name);
     ASSERT_TRUE(model.ok()) << name << ": " << model.status().to_string();
   }
 }
@@ -99,4 +102,4 @@ TEST(ConfigLoaderTest, PrepareConfigFailsOnABadKeyOrValueInAnySection) {
 }
 
 }  // namespace
-}  // namespace morpheus::train
+}  // namespace morpheus::config

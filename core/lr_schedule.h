@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Learning-rate schedule and the aux-loss curriculum, as pure functions of the step.
+// The learning-rate schedule of both trainers (train/, lm/), a pure function of the step:
 //   lr(s) = peak × lr_multiplier(s): linear warm-up (s+1)/warmup, then cosine from 1 to
 //   min_ratio over the remaining steps (reference §2.3).
-//   aux weight in epoch e (0-based) = max(end, start × decay^e): the reference applied its decay
-//   one epoch late (epochs 0 and 1 both used start; §7.3 item 10); we do not.
 #pragma once
 
 #include <cstdint>
 
-namespace morpheus::train {
+namespace morpheus {
 
 // min(warmup_steps, total_steps / 4), as the reference caps warm-up on short runs.
 int64_t effective_warmup(int64_t warmup_steps, int64_t total_steps);
@@ -16,4 +14,4 @@ int64_t effective_warmup(int64_t warmup_steps, int64_t total_steps);
 // Multiplier of the peak learning rate for optimiser step `step` (0-based) of `total_steps`.
 double lr_multiplier(int64_t step, int64_t total_steps, int64_t warmup_steps, double min_ratio);
 
-}  // namespace morpheus::train
+}  // namespace morpheus

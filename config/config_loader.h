@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The project-wide config: one JSON object with a section per owner: "model" (model/config.h),
-// "train" (train/train_config.h), "prepare" (train/prepare.h). Every command that reads it
-// (prepare, train, info) resolves the whole object, so a typo in any section fails at once.
+// The project config: one JSON object with a section per owner: "model" (model/config.h),
+// "train" (train/train_config.h), "prepare" (train/prepare_config.h). Every command that reads it
+// (prepare, train, info) resolves the whole object, so a typo in any section fails at once; each
+// owner reads its section with section_from_json (core/config_section.h).
 // Resolution (core/json_config.h): defaults ← each --config file ← each --set a.b=v.
-// Torch-free (library morpheus_train_data).
+// Torch-free (library morpheus_config).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -11,9 +12,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "train/prepare.h"
+#include "train/prepare_config.h"
 
-namespace morpheus::train {
+namespace morpheus::config {
 
 // Every section's defaults, e.g. {"model": {...}}.
 nlohmann::json default_config();
@@ -24,7 +25,7 @@ StatusOr<nlohmann::json> load_config(const std::vector<std::string>& files,
 
 // `morpheus prepare`'s config: load_config, every section checked (the model and train values
 // too, though prepare reads only its own section), then the prepare section.
-StatusOr<PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
-                                            const std::vector<std::string>& sets);
+StatusOr<train::PrepareConfig> load_prepare_config(const std::vector<std::string>& files,
+                                                   const std::vector<std::string>& sets);
 
-}  // namespace morpheus::train
+}  // namespace morpheus::config

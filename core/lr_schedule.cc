@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "train/schedule.h"
+#include "core/lr_schedule.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace morpheus::train {
+namespace morpheus {
 
 int64_t effective_warmup(int64_t warmup_steps, int64_t total_steps) {
   return std::max<int64_t>(0, std::min(warmup_steps, total_steps / 4));
@@ -19,4 +19,4 @@ double lr_multiplier(int64_t step, int64_t total_steps, int64_t warmup_steps, do
   return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
-}  // namespace morpheus::train
+}  // namespace morpheus

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The engine model of a tokenizer directory, and its "morpheus-engine" segmenter.
+#include "engine/directory.h"
+
+#include <mutex>
+#include <utility>
+
+#include "core/file_util.h"
+#include "core/json_config.h"
+
+namespace morpheus::engine {
+namespace {
+
+using nlohmann::json;
+
+// "morpheus-engine": load_directory_model on spec.path.
+StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_engine(
+    const tokenizer::SegmenterSpec& spec) {
+  EngineSegmenterOptions options;
+  options.threads = spec.options.value("threads", size_t{1});
+  MORPHEUS_ASSIGN_OR_RETURN(const json config,
+                            load_json_file(tokenizer::tokenizer_config_path(spec.path)));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<EngineSegmenter> seg,
+                            load_directory_model(spec.path, config, options));
+  return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<EngineSegmenter>> load_directory_model(const std::string& dir,
+                                                                const json& config,
+                                                                EngineSegmenterOptions options) {
+  const json& files = config.value("files", json::object());
+  if (!files.is_object() || !files.contains(kDirectoryWeights)) {
+    return failed_precondition(
+        dir + " has no " + kDirectoryWeights + " (exported before the torch-free engine)",
+        "add it with: morpheus upgrade --model " + dir + " (or re-run morpheus export)");
+  }
+  for (const char* f : {kDirectoryWeights, kDirectoryCharVocab}) {
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
+  }
+  options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: the model's
+  return EngineSegmenter::load(path_join(dir, kDirectoryWeights),
+                               path_join(dir, kDirectoryCharVocab), options);
+}
+
+tokenizer::SegmenterSpec engine_model_spec(size_t threads) {
+  static std::once_flag registered;
+  std::call_once(registered,
+                 [] { tokenizer::register_segmenter("morpheus-engine", create_engine); });
+  tokenizer::SegmenterSpec spec;
+  spec.name = "morpheus-engine";
+  spec.options = {{"threads", threads}};
+  return spec;
+}
+
+StatusOr<const EngineSegmenter*> engine_model(const tokenizer::Tokenizer& tok) {
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::Segmenter * model, tok.model());
+  const auto* engine = dynamic_cast<const EngineSegmenter*>(model);
+  if (engine == nullptr) {
+    return internal_error(tok.dir() + ": the model segmenter is \"" + model->name() +
+                          "\", not the engine");
+  }
+  return engine;
+}
+
+}  // namespace morpheus::engine
