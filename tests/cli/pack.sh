@@ -99,9 +99,11 @@ echo "$out" | grep -q "error: .*full" || echo "$out" | grep -q "File too large" 
 for f in "$dir"/full*; do [ ! -e "$f" ] || fail "a failed pack left $f"; done
 
 # Bad input: exit 1 naming the file and line.
-bad() {  # bad LINE EXPECTED_MESSAGE [FLAGS...]
+bad() {  # bad LINE EXPECTED_MESSAGE [FLAGS...]: LINE after a good first line ($first)
   local line=$1 want=$2; shift 2
-  printf '{"text": "iyi"}\n%s\n' "$line" > "$dir/bad.jsonl"
+  local head='{"text": "iyi"}'
+  [ -z "${first:-}" ] || head=$first
+  printf '%s\n%s\n' "$head" "$line" > "$dir/bad.jsonl"
   out=$(pack --out "$dir/bad" "$@" "$dir/bad.jsonl" 2>&1)
   local rc=$?
   [ $rc = 1 ] || fail "bad input <$line>: exit $rc, expected 1"
@@ -113,7 +115,7 @@ bad '{"body": "abc"}' 'no "text" key'
 bad '{"text": 42}' '"text" is a number'
 bad $'{"text": "ab\xc3("}' "invalid JSON"
 bad $'ab\xc3(' "invalid UTF-8" --plain
-bad '{"body": 1}' '"body" is a number' --jsonl-key body
+first='{"body": "iyi"}' bad '{"body": 1}' '"body" is a number' --jsonl-key body
 printf '{"text": "a"}\n{"text": 1}\n\n{"text": "b"}\n' > "$dir/skip.jsonl"
 pack --out "$dir/skip" --skip-invalid "$dir/skip.jsonl" || fail "--skip-invalid"
 python3 - "$dir/skip.json" <<'PY' || fail "--skip-invalid counts"
