@@ -30,11 +30,13 @@
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/pretokenizer.h"
+#include "tokenizer/segment_file.h"
 #include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
 
+using tokenizer::SegmentedWord;
 using tokenizer::SegmentTable;
 
 namespace fs = std::filesystem;
@@ -513,18 +515,9 @@ TEST_F(TokenizerModelTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
   ASSERT_NE(tok, nullptr);
   const SegmentTable& table = tok->table();
   size_t backed_off = 0;  // multi-character pieces inside model pieces outside the vocabulary
-  for (size_t i = 0; i < table.size(); ++i) {
-    std::vector<std::string> model;
-    std::string run;
-    const std::string_view record = table.record(i);
-    for (size_t b = 0; b <= record.size();) {
-      size_t e = record.find(' ', b);
-      if (e == std::string_view::npos) e = record.size();
-      model.emplace_back(record.substr(b, e - b));
-      run += model.back();
-      b = e + 1;
-    }
-    const std::vector<std::string> pieces = *tok->segment(run);
+  for (const SegmentedWord& entry : table.entries()) {
+    const std::vector<std::string>& model = entry.pieces;
+    const std::vector<std::string> pieces = *tok->segment(entry.word);
     size_t k = 0;
     for (const std::string& m : model) {
       // The codec's pieces tile each model piece exactly.
@@ -534,9 +527,9 @@ TEST_F(TokenizerModelTest, OutOfVocabularyPiecesBackOffToVocabularyPieces) {
         if (tok->piece_to_id(m) < 0 && utf8::length(pieces[k]) > 1) ++backed_off;
         inside += pieces[k++];
       }
-      ASSERT_EQ(inside, m) << run;
+      ASSERT_EQ(inside, m) << entry.word;
     }
-    EXPECT_EQ(k, pieces.size()) << run;
+    EXPECT_EQ(k, pieces.size()) << entry.word;
   }
   EXPECT_FALSE(tok->model_created());
   EXPECT_GT(backed_off, 0u);
@@ -714,19 +707,9 @@ std::unique_ptr<tokenizer::Tokenizer> load_engine(const std::string& dir, size_t
 // The runs of the segment table and their stored pieces.
 void table_runs(const SegmentTable& table, std::vector<std::string>* runs,
                 std::vector<std::vector<std::string>>* stored) {
-  for (size_t i = 0; i < table.size(); ++i) {
-    std::string run;
-    std::vector<std::string> pieces;
-    const std::string_view record = table.record(i);
-    for (size_t b = 0; b <= record.size();) {
-      size_t e = record.find(' ', b);
-      if (e == std::string_view::npos) e = record.size();
-      pieces.emplace_back(record.substr(b, e - b));
-      run += pieces.back();
-      b = e + 1;
-    }
-    runs->push_back(run);
-    stored->push_back(pieces);
+  for (SegmentedWord& entry : table.entries()) {
+    runs->push_back(std::move(entry.word));
+    stored->push_back(std::move(entry.pieces));
   }
 }
 
