@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/logging.h"
-#include "engine/directory.h"
 #include "pack/merge.h"
 #include "pack/packer.h"
 #include "tokenizer/cbpe/plain_segmenters.h"
@@ -135,17 +134,6 @@ void add_pack_options(CLI::App* cmd, PackArgs* args) {
 }
 
 }  // namespace
-
-ModelMaker engine_model_maker() {
-  return [](const ModelRequest& request) -> StatusOr<tokenizer::SegmenterSpec> {
-    if (request.device != "cpu") {
-      return invalid_argument("--device " + request.device + " needs morpheus-torch",
-                              "run `morpheus pack --device cuda ...` from the installed front");
-    }
-    return engine::engine_model_spec(
-        static_cast<size_t>(request.threads > 0 ? request.threads : 1));
-  };
-}
 
 void register_pack_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model) {
   auto args = std::make_shared<PackArgs>();

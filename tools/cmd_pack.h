@@ -12,10 +12,6 @@
 
 namespace morpheus::tools {
 
-// The model maker of the torch-free runtime: the engine (engine/directory.h) with
-// --model-threads threads.
-ModelMaker engine_model_maker();
-
 // pack --model TOKDIR --out PREFIX INPUT... and pack merge --out PREFIX PART...
 void register_pack_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "engine/directory.h"
 #include "tokenizer/cbpe/plain_segmenters.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_cache.h"
@@ -256,6 +257,17 @@ Status run_tokenizer(const RunArgs& args, const std::string& mode, const ModelMa
 }
 
 }  // namespace
+
+ModelMaker engine_model_maker() {
+  return [](const ModelRequest& request) -> StatusOr<tokenizer::SegmenterSpec> {
+    if (request.device != "cpu") {
+      return invalid_argument("--device " + request.device + " needs morpheus-torch",
+                              "the installed `morpheus` hands --device cuda to morpheus-torch");
+    }
+    return engine::engine_model_spec(
+        static_cast<size_t>(request.threads > 0 ? request.threads : 1));
+  };
+}
 
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model) {
   for (const std::string mode : {"encode", "decode", "segment"}) {

@@ -29,4 +29,8 @@ using ModelMaker = std::function<StatusOr<tokenizer::SegmenterSpec>(const ModelR
 // encode|decode|segment --model TOKDIR over Tokenizer (torch-free).
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model);
 
+// The model maker of the torch-free runtime: the engine (engine/directory.h) with
+// --model-threads threads; INVALID_ARGUMENT for a device other than the CPU.
+ModelMaker engine_model_maker();
+
 }  // namespace morpheus::tools
