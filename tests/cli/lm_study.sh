@@ -3,11 +3,12 @@
 # Runs scripts/lm_study.sh end to end on a stand-in for the main job's artifacts: the first 600
 # lines of the npm corpus as the training text (10 % held out), the study's own Morpheus model
 # (prepare with a given teacher, 2 training steps, threshold 0.5), tokenizers at 1,024 ids, a
-# one-layer 16-wide GPT for 3 steps at two scales (seeds 1 2, then 1). Checks: the held-out split
-# is disjoint from the training part and the tokenizers saw only the training part; every
-# tokenizer of one vocabulary has exactly 1,024 ids; the case-matched controls use Morpheus's
-# case ids; the reversible systems have their runs with the out-of-domain slices at each scale;
-# the hybrid reference mode fails the gate and is listed excluded; the report has both scales
+# one-layer 16-wide GPT for 3 steps at two scales (seeds 1 2, then 1; the second scale runs the
+# default LM_LARGER systems only). Checks: the held-out split is disjoint from the training part
+# and the tokenizers saw only the training part; every tokenizer of one vocabulary has exactly
+# 1,024 ids; the case-matched controls use Morpheus's case ids; the reversible systems have their
+# runs with the out-of-domain slices at each of their scales; the hybrid reference mode fails the
+# gate and is listed excluded; the report has both scales
 # and its figure; a second invocation reuses everything (no new run).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +56,12 @@ for s in bpe-1k unigram-1k; do
   grep -q '"name": "'"${s%-1k}"'"' "$lm/tok/$s/morpheus.json" || fail "$s: not its own segmenter"
 done
 for s in morpheus-1k bpe-1k unigram-1k cbpe-1k spm-bpe-1k spm-unigram-1k; do
-  for run in small/seed-1 small/seed-2 medium/seed-1; do
+  runs="small/seed-1 small/seed-2"
+  case $s in  # the larger scale: Morpheus, its BPE control and SentencePiece BPE (LM_LARGER)
+    morpheus-1k | bpe-1k | spm-bpe-1k) runs="$runs medium/seed-1" ;;
+    *) [ -d "$lm/systems/$s/medium" ] && fail "$s ran at the second scale (not in LM_LARGER)" ;;
+  esac
+  for run in $runs; do
     [ -f "$lm/systems/$s/$run/result.json" ] || fail "no result for $s $run"
     grep -q '"all_upper"' "$lm/systems/$s/$run/eval_ood.json" || fail "no OOD slices for $s $run"
   done

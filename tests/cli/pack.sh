@@ -66,7 +66,10 @@ echo "$out" | grep -q "differ in options" || fail "merge message: $out"
 
 # kill -9 during a pack: nothing under the final names; the rerun equals the reference.
 kill_pack() {  # kill_pack PREFIX: starts a pack, kills it once its temporary files exist
-  pack --out "$1" --append-eos --block-docs 64 "$dir/c.jsonl" > /dev/null 2>&1 &
+  # The binary itself in the background: $! of a backgrounded shell function is a subshell,
+  # and kill -9 of that would leave the pack running.
+  "$m" -q pack --model "$tok" --out "$1" --append-eos --block-docs 64 "$dir/c.jsonl" \
+    > /dev/null 2>&1 &
   local pid=$! n=0
   until [ "$(find "$dir" -name "$(basename "$1").bin.tmp.*" | wc -l)" -gt 0 ]; do
     kill -0 $pid 2> /dev/null || break
