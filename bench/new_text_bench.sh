@@ -5,8 +5,8 @@
 # 45 % of the held-apart lines' distinct letter runs miss its segment table; the input is
 # the held-apart lines, 4 shuffled copies (≈ 12 MB). Timed (wall, end to end, process start-up
 # included), each twice: spm; morpheus cold (no cache: every miss through the model), also with
-# --workers 2; morpheus with --cache-file, first run (fills the cache) and second run (reads it),
-# the second also with --workers 2. Every morpheus output must be the same ids.
+# --workers 2 and with --model-threads 2; morpheus with --cache-file, first run (fills the cache)
+# and second run (reads it), the second also with --workers 2. Every morpheus output must be the same ids.
 # Usage: bench/new_text_bench.sh [MORPHEUS_BIN_DIR] [CHECKPOINT] [SPM_MODEL_DIR] [WORK]
 # Defaults: build/dev/tools, runs/main/semi/train/final (threshold 0.42, as the shipped
 # tokenizer), runs/main/baselines/spm-unigram-32k, /tmp/morpheus_new_text_bench.
@@ -60,19 +60,21 @@ for round in 1 2; do
   s=$(t spm "$bin/morpheus-spm" encode --model "$spm" "$in" -o "$work/spm.ids")
   c=$(t cold "$bin/morpheus" -q encode --model "$tok" "$in" -o "$work/m.ids")
   c2=$(t cold2 "$bin/morpheus" -q encode --model "$tok" --workers 2 "$in" -o "$work/mw.ids")
+  ct=$(t coldt "$bin/morpheus" -q encode --model "$tok" --model-threads 2 "$in" -o "$work/mt.ids")
   f=$(t fill "$bin/morpheus" -q encode --model "$tok" --cache-file "$work/run.cache" "$in" \
     -o "$work/m1.ids")
   w=$(t cached "$bin/morpheus" -q encode --model "$tok" --cache-file "$work/run.cache" "$in" \
     -o "$work/m2.ids")
   w2=$(t cached2 "$bin/morpheus" -q encode --model "$tok" --cache-file "$work/run.cache" \
     --workers 2 "$in" -o "$work/m3.ids")
-  for o in m2 mw m3; do
+  for o in m2 mw mt m3; do
     cmp -s "$work/m.ids" "$work/$o.ids" || { echo "$o output differs" >&2; exit 1; }
   done
   python3 -c "
-s, c, c2, f, w, w2 = $s, $c, $c2, $f, $w, $w2
+s, c, c2, ct, f, w, w2 = $s, $c, $c2, $ct, $f, $w, $w2
 print(f'round $round: morpheus-spm encode {s:.2f} s; morpheus encode cold {c:.2f} s '
-      f'({s / c:.2f}x spm; --workers 2 {c2:.2f} s, {s / c2:.2f}x), with --cache-file: first '
+      f'({s / c:.2f}x spm; --workers 2 {c2:.2f} s, {s / c2:.2f}x; --model-threads 2 {ct:.2f} s, '
+      f'{s / ct:.2f}x), with --cache-file: first '
       f'{f:.2f} s ({s / f:.2f}x), second {w:.2f} s ({s / w:.2f}x spm; --workers 2 {w2:.2f} s, '
       f'{s / w2:.2f}x)')"
 done

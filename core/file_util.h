@@ -67,6 +67,8 @@ class LineReader {
  private:
   std::string path_;
   std::FILE* file_ = nullptr;
+  char* buffer_ = nullptr;  // getline's buffer (malloc'd, grown by getline)
+  size_t capacity_ = 0;
   bool owns_ = false;
   bool validate_ = true;
   uint64_t line_number_ = 0;

@@ -73,6 +73,14 @@ class FlatStringMap {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
+  // Calls fn(key, value) for every entry, in slot order (neither insertion nor key order).
+  template <class Fn>
+  void for_each(Fn fn) const {
+    for (const Slot& slot : slots_) {
+      if (slot.hash != 0) fn(std::string_view(keys_.data() + slot.offset, slot.length), slot.value);
+    }
+  }
+
   // Empties the map, keeping its slot array (a map refilled to the same size does not regrow).
   void clear() {
     slots_.assign(slots_.size(), Slot{});

@@ -18,9 +18,9 @@
 
 namespace morpheus::engine {
 
-// The directory's files the engine reads.
-constexpr const char* kDirectoryWeights = "model.weights";
-constexpr const char* kDirectoryCharVocab = "char_vocab.json";
+// The directory's files the engine reads (names: tokenizer/tokenizer.h).
+constexpr const char* kDirectoryWeights = tokenizer::kWeightsFile;
+constexpr const char* kDirectoryCharVocab = tokenizer::kCharVocabFile;
 
 // Loads the engine model of the tokenizer directory `dir` (`config`: its morpheus.json): checks
 // the checksums of model.weights and char_vocab.json; options.threshold is set to the

@@ -165,13 +165,13 @@ void add_lexicon_roots(const morph::RootLexicon& lexicon, const std::vector<std:
     }
   }
   std::vector<std::pair<std::string, uint64_t>> ranked;
-  for (const auto& [root, flags] : lexicon.roots()) {
-    if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) continue;
+  lexicon.for_each_root([&](const std::u32string& root, uint8_t) {
+    if (!std::all_of(root.begin(), root.end(), unicode::is_letter)) return;
     std::string piece = utf8::encode(root);
-    if (seen->count(piece) > 0) continue;
+    if (seen->count(piece) > 0) return;
     const auto it = begins.find(root);
     ranked.emplace_back(std::move(piece), it == begins.end() ? 0 : it->second);
-  }
+  });
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
@@ -329,7 +329,7 @@ json tokenizer_config(const WriterOptions& options, const RunSegmenter& segmente
 // the checksums of the files load() verifies.
 StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
                            const RunSegmenter& segmenter, ExportState* state) {
-  std::vector<std::string> checked = {"pieces.json", tokenizer::kSegmentTableFile};
+  std::vector<std::string> checked = {tokenizer::kPiecesFile, tokenizer::kSegmentTableFile};
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> own, segmenter.write_files(dir));
   checked.insert(checked.end(), own.begin(), own.end());
   if (options.root_snap) {
@@ -339,7 +339,7 @@ StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
     checked.insert(checked.end(), {kRootSnapRoots, kRootSnapSuffixes});
   }
   MORPHEUS_RETURN_IF_ERROR(
-      write_file_atomic(path_join(dir, "pieces.json"),
+      write_file_atomic(path_join(dir, tokenizer::kPiecesFile),
                         json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(dir, tokenizer::kSegmentTableFile),
@@ -348,7 +348,7 @@ StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
   for (const auto& [word, count] : state->words) {
     words_tsv += word + "\t" + std::to_string(count) + "\n";
   }
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, "words.tsv"), words_tsv));
+  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, tokenizer::kWordsFile), words_tsv));
   json files = json::object();
   for (const std::string& f : checked) {
     MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(dir, f)));
@@ -357,12 +357,12 @@ StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
   return files;
 }
 
-// Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer, table only:
-// no segmenter), added to `config`.
+// Self-test samples, encoded exactly as load() will re-encode them (fresh tokenizer of `config`,
+// table only: no segmenter), added to `config`.
 Status add_self_tests(const std::string& dir, const SnappedSegmenter& segmenter,
                       const ExportState& state, json* config) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
-                            tokenizer::Tokenizer::load(dir, false, {}));
+                            tokenizer::Tokenizer::from_config(dir, *config, false, {}));
   const std::vector<std::string> decisive = decisive_runs(segmenter.runs, state.words);
   MORPHEUS_ASSIGN_OR_RETURN(const tokenizer::Segmentation decisive_pieces,
                             segmenter.segment(decisive));
@@ -388,15 +388,15 @@ Status write_dir(const std::string& tmp, const WriterOptions& options,
   MORPHEUS_ASSIGN_OR_RETURN(json files, write_files(tmp, options, segmenter.runs, state));
   json config = tokenizer_config(options, segmenter.runs, *state, std::move(files));
   config["provenance"] = options.provenance;
-  const std::string config_path = path_join(tmp, tokenizer::kTokenizerConfigFile);
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
   MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(tmp, tokenizer::kTokenizerConfigFile), config.dump(2) + "\n"));
   std::string report;
   if (!options.card_eval.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
   }
-  return write_file_atomic(path_join(tmp, "README.md"), infer::model_card(config, report));
+  return write_file_atomic(path_join(tmp, tokenizer::kModelCardFile),
+                           infer::model_card(config, report));
 }
 
 // Moves the finished directory `tmp` into place at `out`, replacing what was there (so no

@@ -23,6 +23,7 @@
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
@@ -76,7 +77,8 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
     return out;
   }
   StatusOr<std::vector<std::string>> write_files(const std::string& dir) const override {
-    MORPHEUS_RETURN_IF_ERROR(model::save_inference_checkpoint(path_join(dir, "model"), model_, {}));
+    MORPHEUS_RETURN_IF_ERROR(
+        model::save_inference_checkpoint(path_join(dir, tokenizer::kCheckpointDir), model_, {}));
     for (const auto& [from, to] :
          {std::pair<std::string, std::string>(chars_path_, engine::kDirectoryCharVocab),
           std::pair<std::string, std::string>(weights_path_, engine::kDirectoryWeights)}) {
@@ -201,11 +203,11 @@ Status upgrade_tokenizer(const std::string& dir) {
   MORPHEUS_ASSIGN_OR_RETURN(json config, load_json_file(config_path));
   json& files = config["files"];
   if (files.is_object() && files.contains(engine::kDirectoryWeights)) return ok_status();
-  for (const char* f : {"model/model.pt", "model/config.json", engine::kDirectoryCharVocab}) {
+  for (const char* f : {"model/model.pt", "model/config.json", tokenizer::kCharVocabFile}) {
     MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
   }
-  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(path_join(dir, "model")));
+  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model, model::load_inference_checkpoint(
+                                                       path_join(dir, tokenizer::kCheckpointDir)));
   const std::string weights = path_join(dir, engine::kDirectoryWeights);
   MORPHEUS_RETURN_IF_ERROR(write_engine_weights(model, weights));
   MORPHEUS_ASSIGN_OR_RETURN(files[engine::kDirectoryWeights], file_checksum(weights));

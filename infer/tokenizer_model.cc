@@ -12,6 +12,7 @@
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/runtime.h"
+#include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
 namespace {
@@ -41,17 +42,17 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
 StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::string& dir,
                                                                 const json& config,
                                                                 NeuralSegmenterOptions options) {
-  for (const char* f : {"model/model.pt", "model/config.json", "char_vocab.json"}) {
+  for (const char* f : {"model/model.pt", "model/config.json", tokenizer::kCharVocabFile}) {
     MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
   }
-  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
-                            model::load_inference_checkpoint(path_join(dir, "model")));
-  const std::string chars_path = path_join(dir, "char_vocab.json");
+  MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model, model::load_inference_checkpoint(
+                                                       path_join(dir, tokenizer::kCheckpointDir)));
+  const std::string chars_path = path_join(dir, tokenizer::kCharVocabFile);
   MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
     return data_loss(chars_path + " has " + std::to_string(chars.size()) +
-                         " symbols but the model in " + path_join(dir, "model") + " expects " +
-                         std::to_string(model->config.char_vocab_size),
+                         " symbols but the model in " + path_join(dir, tokenizer::kCheckpointDir) +
+                         " expects " + std::to_string(model->config.char_vocab_size),
                      "the character vocabulary does not belong to these weights");
   }
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's

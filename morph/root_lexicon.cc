@@ -29,13 +29,20 @@ Status read_entries(const std::string& path, Fn fn) {
   LineReader reader;
   MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
   std::string line;
+  std::u32string word;
   constexpr const char* kBlank = " \t\r";
   while (reader.next(&line)) {
     size_t begin = line.find_first_not_of(kBlank);
     if (begin == std::string::npos) continue;
     size_t end = std::min(line.find_first_of(kBlank, begin), line.size());
-    std::u32string word;
+    word.clear();
     for (size_t pos = begin; pos < end;) {
+      const auto byte = static_cast<unsigned char>(line[pos]);
+      if (byte < 0x80 && (byte < 'A' || byte > 'Z')) {  // ASCII that lower-casing keeps
+        word.push_back(byte);
+        ++pos;
+        continue;
+      }
       const utf8::Decoded d = utf8::decode_one(line, pos);
       word.push_back(unicode::to_lower(d.code_point));
       pos += d.length;
@@ -45,7 +52,7 @@ Status read_entries(const std::string& path, Fn fn) {
       end = std::min(line.find_first_of(kBlank, begin), line.size());
       flags |= flag_bit(std::string_view(line).substr(begin, end - begin));
     }
-    fn(std::move(word), flags);
+    fn(word, flags);
   }
   return reader.status();
 }
@@ -161,9 +168,9 @@ StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
                                         const std::string& suffixes_path) {
   RootLexicon lexicon;
   MORPHEUS_RETURN_IF_ERROR(read_entries(
-      roots_path, [&](std::u32string w, uint8_t flags) { lexicon.add_root(w, flags); }));
-  MORPHEUS_RETURN_IF_ERROR(
-      read_entries(suffixes_path, [&](std::u32string w, uint8_t) { lexicon.add_suffix_chain(w); }));
+      roots_path, [&](const std::u32string& w, uint8_t flags) { lexicon.add_root(w, flags); }));
+  MORPHEUS_RETURN_IF_ERROR(read_entries(
+      suffixes_path, [&](const std::u32string& w, uint8_t) { lexicon.add_suffix_chain(w); }));
   return lexicon;
 }
 
@@ -184,7 +191,7 @@ std::u32string RootLexicon::snap_root_form(const std::u32string& word) const {
 
 bool RootLexicon::splits_at(const std::u32string& word, size_t len) const {
   return root_match(word.substr(0, len)) &&
-         (len == word.size() || suffixes_.count(word.substr(len)) > 0);
+         (len == word.size() || is_suffix_chain(std::u32string_view(word).substr(len)));
 }
 
 size_t RootLexicon::root_split(const std::u32string& word) const {
@@ -195,23 +202,24 @@ size_t RootLexicon::root_split(const std::u32string& word) const {
 }
 
 int RootLexicon::root_flags(const std::u32string& word, size_t len, bool* softened) const {
-  std::u32string t = word.substr(0, len);
   *softened = false;
-  auto it = roots_.find(t);
-  if (it != roots_.end()) return it->second;
-  const char32_t hard = t.empty() ? 0 : hardened(t.back());
+  if (const uint8_t* flags = roots_.find(key(std::u32string_view(word).substr(0, len)))) {
+    return *flags;
+  }
+  const char32_t hard = len == 0 ? 0 : hardened(word[len - 1]);
   if (hard == 0) return -1;
+  std::u32string t = word.substr(0, len);
   t.back() = hard;
-  it = roots_.find(t);
-  if (it == roots_.end()) return -1;
+  const uint8_t* flags = roots_.find(key(t));
+  if (flags == nullptr) return -1;
   *softened = true;
-  return it->second;
+  return *flags;
 }
 
 bool RootLexicon::parse_rest(const std::u32string& stem, const std::u32string& rest, uint8_t flags,
                              bool softened, int depth, Cuts* ends) const {
   if (rest.empty()) return true;
-  if (suffixes_.count(rest) > 0 && junction_ok(stem, rest, flags, softened)) return true;
+  if (is_suffix_chain(rest) && junction_ok(stem, rest, flags, softened)) return true;
   if (depth >= 3 || (flags & kRootIsVerb) == 0) return false;
   for (const std::u32string_view v : kVoiceSuffixes) {
     if (rest.compare(0, v.size(), v) != 0 || !voice_ok(stem, v)) continue;

@@ -8,10 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
+#include <string_view>
 
+#include "core/flat_string_map.h"
 #include "core/status.h"
 #include "morph/cuts.h"
 
@@ -55,13 +56,28 @@ class RootLexicon {
   static StatusOr<RootLexicon> load(const std::string& roots_path,
                                     const std::string& suffixes_path);
 
-  void add_root(const std::u32string& root, uint8_t flags = 0) { roots_[root] |= flags; }
-  void add_suffix_chain(const std::u32string& chain) { suffixes_.insert(chain); }
+  void add_root(const std::u32string& root, uint8_t flags = 0) {
+    *roots_.insert(key(root), 0).first |= flags;
+  }
+  void add_suffix_chain(const std::u32string& chain) { suffixes_.insert(key(chain), 0); }
   size_t num_roots() const { return roots_.size(); }
-  bool is_root(const std::u32string& t) const { return roots_.count(t) > 0; }
-  // Every root with its RootFlag bits.
-  const std::unordered_map<std::u32string, uint8_t>& roots() const { return roots_; }
+  bool is_root(const std::u32string& t) const { return roots_.find(key(t)) != nullptr; }
+  // The RootFlag bits of the root `t`, or -1 when `t` is not a root.
+  int flags_of(const std::u32string& t) const {
+    const uint8_t* flags = roots_.find(key(t));
+    return flags == nullptr ? -1 : *flags;
+  }
   size_t num_suffix_chains() const { return suffixes_.size(); }
+  // Calls fn(root, flags) for every root (a std::u32string and its RootFlag bits), in no
+  // particular order.
+  template <class Fn>
+  void for_each_root(Fn fn) const {
+    roots_.for_each([&fn](std::string_view bytes, uint8_t flags) {
+      std::u32string root(bytes.size() / sizeof(char32_t), U'\0');
+      std::memcpy(root.data(), bytes.data(), bytes.size());
+      fn(root, flags);
+    });
+  }
 
   // `t` is a root, or ends in b/c/d/g/ğ and is a root with that letter replaced by p/ç/t/k/k.
   bool root_match(const std::u32string& t) const;
@@ -99,8 +115,16 @@ class RootLexicon {
   bool parse_rest(const std::u32string& stem, const std::u32string& rest, uint8_t flags,
                   bool softened, int depth, Cuts* ends) const;
 
-  std::unordered_map<std::u32string, uint8_t> roots_;
-  std::unordered_set<std::u32string> suffixes_;
+  // The bytes of a UTF-32 string: the key of both maps (no conversion per lookup).
+  static std::string_view key(std::u32string_view s) {
+    return {reinterpret_cast<const char*>(s.data()), s.size() * sizeof(char32_t)};
+  }
+  bool is_suffix_chain(std::u32string_view s) const { return suffixes_.find(key(s)) != nullptr; }
+
+  // Flat maps (one slot array and one key arena each): the lexicon of a tokenizer directory
+  // loads in a few milliseconds and frees in two calls.
+  FlatStringMap<uint8_t> roots_;     // root -> RootFlag bits
+  FlatStringMap<uint8_t> suffixes_;  // suffix chain -> 0
 };
 
 }  // namespace morpheus::morph

@@ -244,7 +244,7 @@ if(MORPHEUS_WITH_TORCH)
     ${PACK_TOK})
   set_tests_properties(cli.pack PROPERTIES LABELS e2e FIXTURES_REQUIRED pack_tokenizer)
   add_test(NAME cli.slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/slurm.sh $<TARGET_FILE:morpheus>
-    ${PACK_TOK})
+    ${PACK_TOK} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.slurm PROPERTIES LABELS "e2e;slurm" FIXTURES_REQUIRED pack_tokenizer
     SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()

@@ -288,17 +288,73 @@ Status check_config(const std::string& dir, const json& config) {
   return ok_status();
 }
 
+// Collects the strings of the top-level "pieces" array of a JSON document and nothing else:
+// pieces.json also holds the counts, and a full parse would build a value for every one.
+class PiecesSax : public json::json_sax_t {
+ public:
+  std::vector<std::string> pieces;
+  bool found = false;
+  std::string error;
+
+  bool null() override { return other(); }
+  bool boolean(bool) override { return other(); }
+  bool number_integer(number_integer_t) override { return other(); }
+  bool number_unsigned(number_unsigned_t) override { return other(); }
+  bool number_float(number_float_t, const string_t&) override { return other(); }
+  bool binary(binary_t&) override { return other(); }
+  bool string(string_t& s) override {
+    if (!in_pieces()) return other();
+    pieces.push_back(std::move(s));
+    return true;
+  }
+  bool start_object(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override {
+    if (depth_ == 1 && key_is_pieces_) found = true;
+    return open();
+  }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) key_is_pieces_ = k == "pieces";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  bool in_pieces() const { return depth_ == 2 && key_is_pieces_; }
+  // A value other than a string: inside the pieces array it is an error.
+  bool other() {
+    if (!in_pieces()) return true;
+    error = "a piece is not a string";
+    return false;
+  }
+  bool open() {
+    if (in_pieces()) return other();
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  int depth_ = 0;
+  bool key_is_pieces_ = false;
+};
+
 // The "pieces" of pieces.json (checksummed).
 StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const json& config) {
   std::string text;
-  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, "pieces.json", &text));
-  try {
-    return json::parse(text).at("pieces").get<std::vector<std::string>>();
-  } catch (const json::exception& e) {
-    return data_loss(
-        path_join(dir, "pieces.json") + ": no \"pieces\" string array (" + e.what() + ")",
-        "re-run morpheus export");
+  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kPiecesFile, &text));
+  PiecesSax sax;
+  if (!json::sax_parse(text, &sax) || !sax.found) {
+    return data_loss(path_join(dir, kPiecesFile) + ": no \"pieces\" string array" +
+                         (sax.error.empty() ? "" : " (" + sax.error + ")"),
+                     "re-run morpheus export");
   }
+  return std::move(sax.pieces);
 }
 
 }  // namespace
@@ -310,13 +366,28 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, boo
     return not_found("no " + std::string(kTokenizerConfigFile) + " in " + dir,
                      "--model takes a directory written by morpheus export");
   }
+  MORPHEUS_ASSIGN_OR_RETURN(std::string config_bytes, read_file(config_path));
+  MORPHEUS_ASSIGN_OR_RETURN(json config, parse_json(config_bytes, config_path));
+  return create(dir, std::move(config), fnv1a64(config_bytes), self_test, std::move(model));
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::from_config(const std::string& dir,
+                                                            nlohmann::json config, bool self_test,
+                                                            SegmenterSpec model) {
+  const uint64_t id = fnv1a64(config.dump());
+  return create(dir, std::move(config), id, self_test, std::move(model));
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const std::string& dir,
+                                                       nlohmann::json json_config, uint64_t id,
+                                                       bool self_test, SegmenterSpec model) {
+  const std::string config_path = tokenizer_config_path(dir);
   std::unique_ptr<Tokenizer> tok(new Tokenizer());
   tok->dir_ = dir;
   tok->model_ = std::move(model);
   tok->state_ = std::make_unique<State>();
-  MORPHEUS_ASSIGN_OR_RETURN(std::string config_bytes, read_file(config_path));
-  tok->id_ = fnv1a64(config_bytes);
-  MORPHEUS_ASSIGN_OR_RETURN(tok->config_, load_json_file(config_path));
+  tok->id_ = id;
+  tok->config_ = std::move(json_config);
   const json& config = tok->config_;
   MORPHEUS_RETURN_IF_ERROR(check_config(dir, config));
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, read_pieces(dir, config));
@@ -328,7 +399,7 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, boo
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
   codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
-  const std::string pieces_path = path_join(dir, "pieces.json");
+  const std::string pieces_path = path_join(dir, kPiecesFile);
   StatusOr<PieceCodec> codec =
       PieceCodec::create(std::move(pieces), std::make_shared<Stages>(tok.get()), codec_options);
   if (!codec.ok()) {

@@ -76,7 +76,16 @@ constexpr const char* kTokenizerKind = "morpheus-tokenizer";
 // another schema); they still load.
 constexpr const char* kTokenizerConfigFile = "morpheus.json";
 constexpr const char* kOldTokenizerConfigFile = "tokenizer.json";
+// The other files of a tokenizer directory (every name is here; exporter/ writes them, load()
+// and the engine read them): the vocabulary, the segment table, the exported word types, the
+// model's character vocabulary and engine weights, its LibTorch checkpoint, the model card.
+constexpr const char* kPiecesFile = "pieces.json";
 constexpr const char* kSegmentTableFile = "segments.bin";
+constexpr const char* kWordsFile = "words.tsv";
+constexpr const char* kCharVocabFile = "char_vocab.json";
+constexpr const char* kWeightsFile = "model.weights";
+constexpr const char* kCheckpointDir = "model";
+constexpr const char* kModelCardFile = "README.md";
 // The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
@@ -130,6 +139,11 @@ class Tokenizer {
   // after a model call failed (an empty name: such runs fail with FAILED_PRECONDITION).
   static StatusOr<std::unique_ptr<Tokenizer>> load(const std::string& dir, bool self_test,
                                                    SegmenterSpec model);
+  // The same with `config` in place of the directory's morpheus.json (which need not exist yet):
+  // export builds the self-tests of a config before it writes the file, once.
+  static StatusOr<std::unique_ptr<Tokenizer>> from_config(const std::string& dir,
+                                                          nlohmann::json config, bool self_test,
+                                                          SegmenterSpec model);
   ~Tokenizer();
   Tokenizer(const Tokenizer&) = delete;
   Tokenizer& operator=(const Tokenizer&) = delete;
@@ -193,8 +207,8 @@ class Tokenizer {
   const std::string& dir() const { return dir_; }
   const nlohmann::json& config() const { return config_; }
   const SegmentTable& table() const { return table_; }
-  // FNV-1a 64 of the config file (it names the checksums of every other file): the identity a
-  // cache file is tied to.
+  // FNV-1a 64 of the config file (it names the checksums of every other file; from_config: of
+  // the config's compact dump): the identity a cache file is tied to.
   uint64_t id() const { return id_; }
   // The model segmenter of stage 3 (created on first use, self-tested; owned by this tokenizer),
   // or its creation error. Its pieces are the model's, before the root snap. The pointer is
@@ -221,6 +235,10 @@ class Tokenizer {
   class Stages;
   struct State;
   Tokenizer();
+  // load() and from_config(): the tokenizer of `dir` with `config` and identity `id`.
+  static StatusOr<std::unique_ptr<Tokenizer>> create(const std::string& dir, nlohmann::json config,
+                                                     uint64_t id, bool self_test,
+                                                     SegmenterSpec model);
   // Stages 3 and 4 of one folded letter run. A model failure is this call's error only: the
   // model is dropped and the next run that needs it creates it again.
   StatusOr<std::vector<std::string>> segment_run(std::string_view folded) const;

@@ -3,8 +3,10 @@
 # A real single-node Slurm cluster (Debian's slurm-wlm and munge: munged, slurmctld and slurmd
 # started here, configured under a temp dir on private ports, stopped at exit) runs
 # scripts/slurm/submit_pack.sh: an array job packing 3 shards of a JSONL corpus and the merge job
-# that depends on it. The merged pack must equal a one-process `morpheus pack` byte for byte, and
-# `srun -n 2` must run 2 tasks that see SLURM_PROCID 0 and 1 (what `morpheus train` reads).
+# that depends on it. The merged pack must equal a one-process `morpheus pack` byte for byte,
+# `srun -n 2` must run 2 tasks that see SLURM_PROCID 0 and 1 (what `morpheus train` reads), and
+# scripts/slurm/train.sbatch with 2 tasks (srun, Gloo) must train the parameters `morpheus train
+# --nproc 2` trains (4 steps of the tiny config on PREPARE_DIR).
 # Without the Slurm or munge daemons the test is skipped (fails with CI=true; lib.sh).
 set -u
 # shellcheck source=tests/cli/lib.sh
@@ -16,8 +18,8 @@ fail() {
   done
   exit 1
 }
-[ $# = 2 ] || fail "usage: slurm.sh MORPHEUS TOKDIR"
-m=$1 tok=$2
+[ $# = 4 ] || fail "usage: slurm.sh MORPHEUS TOKDIR PREPARE_DIR CONFIG"
+m=$1 tok=$2 prep=$3 config=$4
 repo=$morpheus_repo_dir
 for tool in munged slurmctld slurmd sbatch srun squeue scontrol sinfo; do
   command -v "$tool" > /dev/null || skip_or_fail "$tool (apt-get install slurm-wlm munge)"
@@ -132,5 +134,29 @@ PY
 for i in 0 1 2; do
   [ -f "$dir/out/slurm.shard-$i-of-3.log" ] || fail "no log of array task $i"
   [ ! -e "$dir/out/slurm.shard-$i-of-3.json" ] || fail "shard $i was not removed after the merge"
+done
+
+# Data-parallel training: the sbatch script's srun ranks against --nproc 2 on this machine.
+train_args=(--data "$prep" --config "$config" --device cpu --set train.max_steps=4
+  --set train.batch_windows=2 --set train.checkpoint_every=2 --set train.threads=1)
+"$m" -q train "${train_args[@]}" --nproc 2 --out "$dir/out/nproc" > "$dir/out/nproc.log" 2>&1 \
+  || { cat "$dir/out/nproc.log"; fail "train --nproc 2"; }
+MORPHEUS=$m MASTER_PORT=$((port + 2)) sbatch --wait --parsable --nodes=1 --ntasks=2 \
+  --ntasks-per-node=2 --gpus-per-node=0 --cpus-per-task=1 --time=10 \
+  --output="$dir/out/train-%j.log" "$repo/scripts/slurm/train.sbatch" -q "${train_args[@]}" \
+  --out "$dir/out/srun" > /dev/null || fail "sbatch train.sbatch: $(cat "$dir"/out/train-*.log)"
+[ -f "$dir/out/srun/final/config.json" ] || fail "the Slurm training wrote no final/"
+python3 - "$dir/out/nproc/metrics.jsonl" "$dir/out/srun/metrics.jsonl" <<'PY' \
+  || fail "the Slurm run differs from --nproc 2"
+import json, sys
+def losses(path):  # every logged loss of every step, timings left out
+    rows = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
+    return [{k: v for k, v in r.items() if "loss" in k or k == "step"} for r in rows]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+assert a and a == b, (a, b)
+print(f"slurm srun training = --nproc 2: {len(a)} metric rows equal")
+PY
+for f in model.pt config.json; do
+  cmp "$dir/out/nproc/final/$f" "$dir/out/srun/final/$f" || fail "final/$f differs from --nproc 2"
 done
 echo ok

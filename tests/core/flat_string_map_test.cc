@@ -58,6 +58,20 @@ TEST(FlatStringMapTest, AgreesWithUnorderedMapThroughGrowthAndClear) {
   }
 }
 
+TEST(FlatStringMapTest, ForEachVisitsEveryEntryOnce) {
+  FlatStringMap<int> map;
+  std::unordered_map<std::string, int> want;
+  for (int i = 0; i < 1000; ++i) {
+    map.insert("k" + std::to_string(i), i);
+    want.emplace("k" + std::to_string(i), i);
+  }
+  std::unordered_map<std::string, int> seen;
+  map.for_each([&](std::string_view key, int value) {
+    EXPECT_TRUE(seen.emplace(std::string(key), value).second) << key;
+  });
+  EXPECT_EQ(seen, want);
+}
+
 TEST(FlatStringMapTest, HashIsNeverZeroAndDependsOnEveryByte) {
   EXPECT_NE(flat_hash(""), 0u);
   const std::string base = "kitaplarımızdan";

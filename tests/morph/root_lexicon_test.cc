@@ -116,9 +116,10 @@ TEST(RootLexiconTest, LoadsFirstFieldsLowerCased) {
   ASSERT_TRUE(lex.ok()) << lex.status().to_string();
   EXPECT_EQ(lex->num_roots(), 3u);
   EXPECT_EQ(lex->root_split(U"kitabı"), 5u);
-  EXPECT_EQ(lex->roots().at(U"kitap"), kRootSoftens);
-  EXPECT_EQ(lex->roots().at(U"ev"), 0);
-  EXPECT_EQ(lex->roots().at(U"gel"), kRootIsVerb);
+  EXPECT_EQ(lex->flags_of(U"kitap"), kRootSoftens);
+  EXPECT_EQ(lex->flags_of(U"ev"), 0);
+  EXPECT_EQ(lex->flags_of(U"gel"), kRootIsVerb);
+  EXPECT_EQ(lex->flags_of(U"kit"), -1);
   EXPECT_FALSE(RootLexicon::load(path_join(dir, "missing.txt"), suffixes).ok());
 }
 

@@ -450,6 +450,39 @@ TEST(TokenizerTest, SelfTestCatchesAVocabularyWithAMatchingChecksum) {
   EXPECT_NE(tok.status().message().find("self-test"), std::string::npos);
 }
 
+TEST(TokenizerTest, MalformedVocabularyFailsTheLoadNamingIt) {
+  // Checksums updated, so the parse itself must refuse: no pieces array, a non-string piece, a
+  // truncated document. Counts and keys beside "pieces" are read past.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"counts": [1, 2]})", "no \"pieces\""},
+      {R"({"counts": [1], "pieces": ["kitap", 7]})", "not a string"},
+      {R"({"pieces": ["kitap", "lar")", "no \"pieces\""},
+      {R"({"pieces": [["kitap"]]})", "not a string"}};
+  for (const auto& [text, want] : cases) {
+    const std::string dir = write_dir("tokdir_badpieces");
+    ASSERT_TRUE(write_file_atomic(path_join(dir, "pieces.json"), text).ok());
+    json config = json::parse(read_file(path_join(dir, "morpheus.json")).value());
+    config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
+    ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+    const auto tok = Tokenizer::load(dir, true, {});
+    ASSERT_FALSE(tok.ok()) << text;
+    EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << text;
+    EXPECT_NE(tok.status().message().find("pieces.json"), std::string::npos) << text;
+    EXPECT_NE(tok.status().message().find(want), std::string::npos) << tok.status().message();
+  }
+  // Extra keys and nested values beside the pieces load.
+  const std::string dir = write_dir("tokdir_extrakeys");
+  const json pieces = json::parse(read_file(path_join(dir, "pieces.json")).value())["pieces"];
+  const json text = {{"meta", {{"a", {1, 2}}, {"pieces", {"x"}}}}, {"pieces", pieces}, {"n", 1}};
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "pieces.json"), text.dump()).ok());
+  json config = json::parse(read_file(path_join(dir, "morpheus.json")).value());
+  config["files"]["pieces.json"] = file_checksum(path_join(dir, "pieces.json")).value();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+  const auto tok = Tokenizer::load(dir, true, {});
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  EXPECT_EQ((*tok)->vocab_size(), config["vocab_size"].get<int64_t>());
+}
+
 // A directory exported with the root snap (roots kitap, ev; chains lar, lerde) and a model
 // self-test run.
 std::string write_snap_dir(const std::string& tag, const std::vector<std::string>& self_test) {
