@@ -9,7 +9,8 @@
 // engine >= 2x LibTorch for the tiny model, >= 1x for the paper-size one.
 // Options (defaults): --corpus FILE (the npm corpus), --words 30000 (tiny), --paper-words 2000,
 // --reps 3 (best of), --threads 1,2, --block POSITIONS (engine block size; 0 = its default),
-// --engine-only 1 (no LibTorch runs: for profiling the engine).
+// --engine-only 1 (no LibTorch runs: for profiling the engine), --model TOKDIR (instead: the
+// trained model of a tokenizer directory on --words words, at its threshold).
 // BLAS threads: LibTorch runs with OpenBLAS at its thread count, the engine with one BLAS thread
 // per call (its own threads split the words).
 #include <dlfcn.h>
@@ -27,11 +28,13 @@
 #include "core/json_config.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "engine/forward.h"
 #include "engine/segmenter.h"
 #include "engine/weight_file.h"
 #include "infer/engine_weights.h"
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
+#include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
 #include "tokenizer/pretokenizer.h"
 
@@ -110,6 +113,66 @@ struct Options {
   bool engine_only = false;
 };
 
+// Writes the engine weights of `m` and times both paths on `words` (threshold 0: the model's).
+void run_model(const std::string& name, const model::Morpheus& m,
+               const std::vector<std::string>& words, const model::CharVocab& chars,
+               double threshold, const Options& opt) {
+  const std::string path = "/tmp/morpheus_engine_bench.weights";
+  if (const Status s = infer::write_engine_weights(m, path); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.to_string().c_str());
+    return;
+  }
+  StatusOr<std::shared_ptr<const engine::Model>> model = engine::Model::load(path);
+  if (!model.ok()) {
+    std::fprintf(stderr, "%s\n", model.status().to_string().c_str());
+    return;
+  }
+  infer::NeuralSegmenterOptions torch_options;
+  torch_options.cache_capacity = 0;
+  torch_options.threshold = threshold;
+  const infer::NeuralSegmenter torch_segmenter(m, chars, torch_options);
+  for (size_t t : opt.threads) {
+    torch::set_num_threads(static_cast<int>(t));
+    set_blas_threads(static_cast<int>(t));
+    std::vector<std::vector<std::string>> expected(words.size());
+    const double torch_s = opt.engine_only ? 0.0 : best_seconds(opt.reps, [&] {
+      expected = torch_segmenter.segment_many(words);
+    });
+    set_blas_threads(1);
+    engine::EngineSegmenterOptions options;
+    if (threshold > 0) options.threshold = threshold;
+    options.threads = t;
+    options.block_positions = opt.block;
+    const engine::EngineSegmenter engine_segmenter(*model, chars, options);
+    tokenizer::Segmentation pieces;
+    const double engine_s =
+        best_seconds(opt.reps, [&] { pieces = engine_segmenter.segment(words).value(); });
+    // The float path alone: a threshold no logit comes near (no close calls to recompute).
+    options.threshold = 1 - 1e-9;
+    const engine::EngineSegmenter far_segmenter(*model, chars, options);
+    const double far_s =
+        best_seconds(opt.reps, [&] { (void)far_segmenter.segment(words).value(); });
+    size_t differ = 0;
+    float widest = 0;  // the largest LibTorch decision margin among the words that differ
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (pieces[i] == expected[i]) continue;
+      ++differ;
+      widest = std::max(widest, torch_segmenter.decision_margin(words[i]));
+    }
+    const double n = static_cast<double>(words.size());
+    const EngineCounters c = engine_segmenter.counters();
+    std::printf(
+        "%-10s threads %zu: engine %7.0f words/s, LibTorch %7.0f words/s, ratio %.2fx; "
+        "engine without close calls %7.0f words/s (%.2fx); %zu words, %zu segmented "
+        "differently (largest LibTorch |logit - threshold logit| among them %.4f; close-call "
+        "margin of the engine %.4f), %.2f %% of chunks recomputed in double\n",
+        name.c_str(), t, n / engine_s, n / torch_s, torch_s / engine_s, n / far_s, torch_s / far_s,
+        words.size(), differ, static_cast<double>(widest), engine::kCloseCallMargin,
+        100.0 * static_cast<double>(c.rechecked) / static_cast<double>(c.chunks));
+  }
+}
+
+// A random-weight model of configs/NAME.
 void run_config(const std::string& name, const std::vector<std::string>& words,
                 const model::CharVocab& chars, const Options& opt) {
   StatusOr<nlohmann::json> j =
@@ -124,51 +187,22 @@ void run_config(const std::string& name, const std::vector<std::string>& words,
   torch::manual_seed(1);
   model::Morpheus m(config);
   m->eval();
-  const std::string path = "/tmp/morpheus_engine_bench.weights";
-  if (const Status s = infer::write_engine_weights(m, path); !s.ok()) {
-    std::fprintf(stderr, "%s\n", s.to_string().c_str());
+  run_model(name, m, words, chars, 0.0, opt);
+}
+
+// The trained model of a tokenizer directory (its LibTorch checkpoint, characters and
+// threshold).
+void run_trained(const std::string& dir, const std::vector<std::string>& words,
+                 const Options& opt) {
+  StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(dir, "model"));
+  StatusOr<model::CharVocab> chars = model::CharVocab::load(path_join(dir, "char_vocab.json"));
+  StatusOr<nlohmann::json> config = load_json_file(path_join(dir, "morpheus.json"));
+  if (!m.ok() || !chars.ok() || !config.ok()) {
+    std::fprintf(stderr, "%s: not a tokenizer directory with a LibTorch checkpoint\n", dir.c_str());
     return;
   }
-  StatusOr<std::shared_ptr<const engine::Model>> model = engine::Model::load(path);
-  if (!model.ok()) {
-    std::fprintf(stderr, "%s\n", model.status().to_string().c_str());
-    return;
-  }
-  infer::NeuralSegmenterOptions torch_options;
-  torch_options.cache_capacity = 0;
-  const infer::NeuralSegmenter torch_segmenter(m, chars, torch_options);
-  for (size_t t : opt.threads) {
-    torch::set_num_threads(static_cast<int>(t));
-    set_blas_threads(static_cast<int>(t));
-    std::vector<std::vector<std::string>> expected(words.size());
-    const double torch_s = opt.engine_only ? 0.0 : best_seconds(opt.reps, [&] {
-      expected = torch_segmenter.segment_many(words);
-    });
-    set_blas_threads(1);
-    engine::EngineSegmenterOptions options;
-    options.threads = t;
-    options.block_positions = opt.block;
-    const engine::EngineSegmenter engine_segmenter(*model, chars, options);
-    tokenizer::Segmentation pieces;
-    const double engine_s =
-        best_seconds(opt.reps, [&] { pieces = engine_segmenter.segment(words).value(); });
-    // The float path alone: a threshold no logit comes near (no close calls to recompute).
-    options.threshold = 1 - 1e-9;
-    const engine::EngineSegmenter far_segmenter(*model, chars, options);
-    const double far_s =
-        best_seconds(opt.reps, [&] { (void)far_segmenter.segment(words).value(); });
-    size_t differ = 0;
-    for (size_t i = 0; i < words.size(); ++i) differ += pieces[i] == expected[i] ? 0 : 1;
-    const double n = static_cast<double>(words.size());
-    const EngineCounters c = engine_segmenter.counters();
-    std::printf(
-        "%-10s threads %zu: engine %7.0f words/s, LibTorch %7.0f words/s, ratio %.2fx; "
-        "engine without close calls %7.0f words/s (%.2fx); %zu words, %zu segmented "
-        "differently, %.2f %% of chunks recomputed in double\n",
-        name.c_str(), t, n / engine_s, n / torch_s, torch_s / engine_s, n / far_s, torch_s / far_s,
-        words.size(), differ,
-        100.0 * static_cast<double>(c.rechecked) / static_cast<double>(c.chunks));
-  }
+  (*m)->eval();
+  run_model("trained", *m, words, *chars, config->value("threshold", 0.0), opt);
 }
 
 }  // namespace
@@ -199,6 +233,11 @@ int main(int argc, char** argv) {
     return std::vector<std::string>(
         runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(std::min(n, runs.size())));
   };
+  const std::string trained = arg(argc, argv, "--model", "");
+  if (!trained.empty()) {
+    run_trained(trained, take(tiny_words), opt);
+    return 0;
+  }
   if (tiny_words > 0) run_config("tiny.json", take(tiny_words), chars, opt);
   if (paper_words > 0) run_config("paper.json", take(paper_words), chars, opt);
   return 0;

@@ -23,17 +23,26 @@ uint8_t flag_bit(std::string_view field) {
   return field == "IS_UU" ? kRootIgnoresHarmony : 0;
 }
 
-// Calls fn(lower-cased first field, flag bits of the other fields) for every non-empty line.
+// Calls fn(lower-cased first field, flag bits of the other fields) for every non-empty line of
+// `text` (the contents of `name`, for errors).
 template <typename Fn>
-Status read_entries(const std::string& path, Fn fn) {
-  LineReader reader;
-  MORPHEUS_RETURN_IF_ERROR(reader.open(path, /*validate_utf8=*/true));
-  std::string line;
+Status read_entries(std::string_view text, const std::string& name, Fn fn) {
   std::u32string word;
   constexpr const char* kBlank = " \t\r";
-  while (reader.next(&line)) {
+  size_t line_number = 0;
+  for (size_t at = 0; at < text.size();) {
+    const size_t newline = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, newline - at);
+    at = newline + 1;
+    ++line_number;
+    if (const size_t bad = utf8::find_invalid(line); bad != std::string_view::npos) {
+      return invalid_argument(name + ": line " + std::to_string(line_number) +
+                                  ": invalid UTF-8 at byte " + std::to_string(bad) + " (" +
+                                  utf8::describe_bytes(line, bad) + ")",
+                              "convert the file to UTF-8 (e.g. iconv -t UTF-8)");
+    }
     size_t begin = line.find_first_not_of(kBlank);
-    if (begin == std::string::npos) continue;
+    if (begin == std::string_view::npos) continue;
     size_t end = std::min(line.find_first_of(kBlank, begin), line.size());
     word.clear();
     for (size_t pos = begin; pos < end;) {
@@ -48,13 +57,13 @@ Status read_entries(const std::string& path, Fn fn) {
       pos += d.length;
     }
     uint8_t flags = 0;
-    while ((begin = line.find_first_not_of(kBlank, end)) != std::string::npos) {
+    while ((begin = line.find_first_not_of(kBlank, end)) != std::string_view::npos) {
       end = std::min(line.find_first_of(kBlank, begin), line.size());
-      flags |= flag_bit(std::string_view(line).substr(begin, end - begin));
+      flags |= flag_bit(line.substr(begin, end - begin));
     }
     fn(word, flags);
   }
-  return reader.status();
+  return ok_status();
 }
 
 bool is_vowel(char32_t c) {
@@ -166,11 +175,24 @@ std::string default_suffix_lexicon() {
 
 StatusOr<RootLexicon> RootLexicon::load(const std::string& roots_path,
                                         const std::string& suffixes_path) {
+  for (const std::string& path : {roots_path, suffixes_path}) {
+    MORPHEUS_RETURN_IF_ERROR(check_readable_file(path));
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string roots, read_file(roots_path));
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string suffixes, read_file(suffixes_path));
+  return parse(roots, suffixes, roots_path, suffixes_path);
+}
+
+StatusOr<RootLexicon> RootLexicon::parse(std::string_view roots, std::string_view suffixes,
+                                         const std::string& roots_name,
+                                         const std::string& suffixes_name) {
   RootLexicon lexicon;
-  MORPHEUS_RETURN_IF_ERROR(read_entries(
-      roots_path, [&](const std::u32string& w, uint8_t flags) { lexicon.add_root(w, flags); }));
-  MORPHEUS_RETURN_IF_ERROR(read_entries(
-      suffixes_path, [&](const std::u32string& w, uint8_t) { lexicon.add_suffix_chain(w); }));
+  MORPHEUS_RETURN_IF_ERROR(
+      read_entries(roots, roots_name,
+                   [&](const std::u32string& w, uint8_t flags) { lexicon.add_root(w, flags); }));
+  MORPHEUS_RETURN_IF_ERROR(
+      read_entries(suffixes, suffixes_name,
+                   [&](const std::u32string& w, uint8_t) { lexicon.add_suffix_chain(w); }));
   return lexicon;
 }
 

@@ -55,6 +55,11 @@ class RootLexicon {
   // files are NOT_FOUND naming them.
   static StatusOr<RootLexicon> load(const std::string& roots_path,
                                     const std::string& suffixes_path);
+  // The same from the files' contents (the names are for errors): a tokenizer directory reads
+  // each file once, to check its checksum and to parse it.
+  static StatusOr<RootLexicon> parse(std::string_view roots, std::string_view suffixes,
+                                     const std::string& roots_name,
+                                     const std::string& suffixes_name);
 
   void add_root(const std::u32string& root, uint8_t flags = 0) {
     *roots_.insert(key(root), 0).first |= flags;

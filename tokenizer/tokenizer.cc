@@ -59,12 +59,14 @@ StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::st
             "; this build applies rule " + std::to_string(morph::kRootSnapRule),
         "re-run morpheus export with --root-snap (the table must come from the same rule)");
   }
-  for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
-    MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
-  }
+  std::string roots;
+  std::string suffixes;
+  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kRootSnapRoots, &roots));
+  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kRootSnapSuffixes, &suffixes));
   MORPHEUS_ASSIGN_OR_RETURN(
       morph::RootLexicon lexicon,
-      morph::RootLexicon::load(path_join(dir, kRootSnapRoots), path_join(dir, kRootSnapSuffixes)));
+      morph::RootLexicon::parse(roots, suffixes, path_join(dir, kRootSnapRoots),
+                                path_join(dir, kRootSnapSuffixes)));
   return std::shared_ptr<const morph::RootLexicon>(
       std::make_shared<morph::RootLexicon>(std::move(lexicon)));
 }

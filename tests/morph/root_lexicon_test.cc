@@ -123,5 +123,19 @@ TEST(RootLexiconTest, LoadsFirstFieldsLowerCased) {
   EXPECT_FALSE(RootLexicon::load(path_join(dir, "missing.txt"), suffixes).ok());
 }
 
+TEST(RootLexiconTest, ParseNamesTheLineOfInvalidUtf8AndReadsALastLineWithoutNewline) {
+  const StatusOr<RootLexicon> bad = RootLexicon::parse("ev\nkit\xc3(\n", "lar\n", "r.txt", "s.txt");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("r.txt: line 2: invalid UTF-8"), std::string::npos)
+      << bad.status().message();
+  const StatusOr<RootLexicon> lex = RootLexicon::parse("ev\r\n\nGEL CL_FIIL", "lar", "r", "s");
+  ASSERT_TRUE(lex.ok()) << lex.status().to_string();
+  EXPECT_EQ(lex->num_roots(), 2u);
+  EXPECT_EQ(lex->flags_of(U"gel"), kRootIsVerb);
+  EXPECT_EQ(lex->num_suffix_chains(), 1u);
+  EXPECT_EQ(lex->root_split(U"evlar"), 2u);
+}
+
 }  // namespace
 }  // namespace morpheus::morph
