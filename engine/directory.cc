@@ -18,8 +18,7 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_engine(
     const tokenizer::SegmenterSpec& spec) {
   EngineSegmenterOptions options;
   options.threads = spec.options.value("threads", size_t{1});
-  MORPHEUS_ASSIGN_OR_RETURN(const json config,
-                            load_json_file(tokenizer::tokenizer_config_path(spec.path)));
+  MORPHEUS_ASSIGN_OR_RETURN(const json config, tokenizer::spec_directory_config(spec));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<EngineSegmenter> seg,
                             load_directory_model(spec.path, config, options));
   return std::unique_ptr<tokenizer::Segmenter>(std::move(seg));

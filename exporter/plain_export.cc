@@ -11,6 +11,7 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "core/word_counts.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/cbpe/bpe_trainer.h"
 #include "tokenizer/cbpe/cbpe_model.h"
 #include "tokenizer/cbpe/plain_segmenters.h"

@@ -22,6 +22,7 @@
 #include "infer/model_card.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_table.h"

@@ -26,8 +26,7 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_model(const tokenizer::Se
   options.max_batch_chars = spec.options.value("max_batch_chars", options.max_batch_chars);
   MORPHEUS_ASSIGN_OR_RETURN(
       options.device, model::resolve_device(spec.options.value("device", std::string("cpu"))));
-  MORPHEUS_ASSIGN_OR_RETURN(const json config,
-                            load_json_file(tokenizer::tokenizer_config_path(spec.path)));
+  MORPHEUS_ASSIGN_OR_RETURN(const json config, tokenizer::spec_directory_config(spec));
   if (!options.device.is_cpu()) {  // the engine decides the close calls: the tokenizer's pieces
     MORPHEUS_ASSIGN_OR_RETURN(options.close_calls,
                               engine::load_directory_model(spec.path, config, {}));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// SegmentTable: the sorted file image and its binary search; TableSegmenter; case folding.
+// SegmentTable: the sorted file image and its binary search; TableSegmenter.
 #include "tokenizer/segment_table.h"
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "core/unicode.h"
 #include "core/utf8.h"
+#include "tokenizer/case_fold.h"
 
 namespace morpheus::tokenizer {
 namespace {
@@ -76,23 +77,6 @@ size_t find_run(const SegmentTable& table, std::string_view run) {
 }
 
 }  // namespace
-
-void fold_run_into(std::string_view run, std::string* out, bool turkish) {
-  out->clear();
-  size_t pos = 0;
-  while (pos < run.size()) {
-    const utf8::Decoded d = utf8::decode_one(run, pos);
-    utf8::append(unicode::to_lower(d.code_point, turkish), *out);
-    pos += d.length;
-  }
-}
-
-std::string fold_run(std::string_view run, bool turkish) {
-  std::string out;
-  out.reserve(run.size());
-  fold_run_into(run, &out, turkish);
-  return out;
-}
 
 std::string SegmentTable::serialize(
     std::vector<std::pair<std::string, std::vector<std::string>>> entries) {

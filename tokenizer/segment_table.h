@@ -69,9 +69,4 @@ class TableSegmenter : public WordSegmenter {
   SegmentTable table_;
 };
 
-// Lower-cases a valid UTF-8 letter run (Turkish rules unless turkish = false): the table key.
-std::string fold_run(std::string_view run, bool turkish = true);
-// The same into *out (its buffer reused).
-void fold_run_into(std::string_view run, std::string* out, bool turkish = true);
-
 }  // namespace morpheus::tokenizer

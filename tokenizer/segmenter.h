@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -81,9 +82,17 @@ class WordSegmenter : public Segmenter {
 // What create_segmenter builds: a registered system, the file or directory it reads, and its
 // options (each system documents its keys; unknown keys are ignored).
 struct SegmenterSpec {
+  SegmenterSpec() = default;
+  SegmenterSpec(std::string name_, std::string path_,
+                nlohmann::json options_ = nlohmann::json::object())
+      : name(std::move(name_)), path(std::move(path_)), options(std::move(options_)) {}
+
   std::string name;  // registry key; empty = no system
   std::string path;
   nlohmann::json options = nlohmann::json::object();
+  // The morpheus.json of a tokenizer directory at `path` when the caller has read it (null:
+  // systems that need it read it; tokenizer.h spec_directory_config).
+  std::shared_ptr<const nlohmann::json> directory_config;
 };
 
 using SegmenterCreator =

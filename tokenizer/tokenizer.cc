@@ -19,6 +19,7 @@
 #include "core/utf8.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_cache.h"
 
@@ -109,6 +110,11 @@ std::string directory_segmenter(const json& config) {
   return entry.is_object() ? entry.value("name", std::string(kModelSegmenter)) : kModelSegmenter;
 }
 
+StatusOr<json> spec_directory_config(const SegmenterSpec& spec) {
+  if (spec.directory_config != nullptr) return *spec.directory_config;
+  return load_json_file(tokenizer_config_path(spec.path));
+}
+
 std::string tokenizer_config_path(const std::string& dir) {
   const std::string current = path_join(dir, kTokenizerConfigFile);
   if (file_exists(current)) return current;
@@ -150,11 +156,12 @@ struct Tokenizer::State {
   Status create(const Tokenizer& tok) {
     SegmenterSpec at_dir = tok.model_;
     const std::string own = directory_segmenter(tok.config_);
-    if (own != kModelSegmenter) at_dir = SegmenterSpec{own, "", json::object()};
+    if (own != kModelSegmenter) at_dir = SegmenterSpec(own, "");
     if (at_dir.name.empty()) {
       return failed_precondition("no model segmenter for letter runs outside the table");
     }
     at_dir.path = tok.dir_;
+    at_dir.directory_config = std::make_shared<const json>(tok.config_);
     MORPHEUS_ASSIGN_OR_RETURN(model, create_segmenter(at_dir));
     MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, tok.config_));
     return model_self_test(tok.dir_, tok.config_, model.get(), root_snap.get());

@@ -11,7 +11,7 @@
 //                    digits, spaces, punctuation and other scripts become ids directly (5). With
 //                    the apostrophe convention a proper name before an apostrophe and the suffix
 //                    chain after it ("Ankara'da") skip stages 3-4.
-//   2. case          the letter run folded to lower case with Turkish rules (fold_run); its case
+//   2. case          the letter run folded to lower case with Turkish rules (case_fold.h); its case
 //                    comes back as <cap>/<upper>/<upper_word> tokens or byte fallback in stage 5.
 //   3. segmenters    the first source that knows the folded run gives its pieces: the segment
 //                    table (segments.bin: every word type of the export), the cache file
@@ -96,6 +96,8 @@ constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
 // own files (e.g. "bpe", "unigram": tokenizer/cbpe/plain_segmenters.h).
 constexpr const char* kModelSegmenter = "morpheus-model";
 std::string directory_segmenter(const nlohmann::json& config);
+// The morpheus.json of the directory spec.path: spec.directory_config, or else read from there.
+StatusOr<nlohmann::json> spec_directory_config(const SegmenterSpec& spec);
 
 // The config file of the tokenizer directory `dir`, for every reader: dir/morpheus.json when
 // present, else dir/tokenizer.json when present (an older export), else dir/morpheus.json (so

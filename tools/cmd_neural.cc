@@ -26,6 +26,7 @@
 #include "infer/tokenizer_model.h"
 #include "model/runtime.h"
 #include "morph/root_lexicon.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/segment_table.h"
 #include "tools/cmd_embed.h"
 #include "tools/cmd_tokenize.h"

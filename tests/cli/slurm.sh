@@ -6,7 +6,7 @@
 # that depends on it. The merged pack must equal a one-process `morpheus pack` byte for byte,
 # `srun -n 2` must run 2 tasks that see SLURM_PROCID 0 and 1 (what `morpheus train` reads), and
 # scripts/slurm/train.sbatch with 2 tasks (srun, Gloo) must train the parameters `morpheus train
-# --nproc 2` trains (4 steps of the tiny config on PREPARE_DIR).
+# --nproc 2` trains (4 steps of the tiny config on PREPARE_DIR's corpus and teacher).
 # Without the Slurm or munge daemons the test is skipped (fails with CI=true; lib.sh).
 set -u
 # shellcheck source=tests/cli/lib.sh
@@ -136,8 +136,12 @@ for i in 0 1 2; do
   [ ! -e "$dir/out/slurm.shard-$i-of-3.json" ] || fail "shard $i was not removed after the merge"
 done
 
-# Data-parallel training: the sbatch script's srun ranks against --nproc 2 on this machine.
-train_args=(--data "$prep" --config "$config" --device cpu --set train.max_steps=4
+# Data-parallel training: the sbatch script's srun ranks against --nproc 2 on this machine, on
+# the test corpus prepared with its given teacher.
+"$m" -q prepare --corpus "$prep/corpus.txt" --teacher "$prep/teacher.tsv" --out "$dir/out/data" \
+  --set prepare.root_lexicon="$prep/roots.txt" --set prepare.suffix_lexicon="$prep/suffixes.txt" \
+  --set prepare.word_min_count=1 --set prepare.root_min_count=1 > /dev/null || fail prepare
+train_args=(--data "$dir/out/data" --config "$config" --device cpu --set train.max_steps=4
   --set train.batch_windows=2 --set train.checkpoint_every=2 --set train.threads=1)
 "$m" -q train "${train_args[@]}" --nproc 2 --out "$dir/out/nproc" > "$dir/out/nproc.log" 2>&1 \
   || { cat "$dir/out/nproc.log"; fail "train --nproc 2"; }

@@ -29,6 +29,7 @@
 #include "model/checkpoint.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_file.h"
 #include "tokenizer/tokenizer.h"
@@ -366,7 +367,7 @@ TEST_F(TokenizerModelTest, RoundTripOn100000RandomStrings) {
     return StatusOr<std::unique_ptr<tokenizer::Segmenter>>(std::make_unique<HashSegmenter>());
   });
   StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok =
-      tokenizer::Tokenizer::load(dir, true, tokenizer::SegmenterSpec{"test-hash", "", {}});
+      tokenizer::Tokenizer::load(dir, true, tokenizer::SegmenterSpec{"test-hash", ""});
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   expect_round_trips(**tok, 100000, 20261122);
   EXPECT_EQ(created, 1);

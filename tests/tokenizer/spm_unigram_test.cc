@@ -13,6 +13,7 @@
 #include "core/subprocess.h"
 #include "core/utf8.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_table.h"
 #include "tokenizer/spm_unigram_pieces.h"

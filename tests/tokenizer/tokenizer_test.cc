@@ -22,6 +22,7 @@
 #include "core/utf8.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/segment_cache.h"
 
 namespace morpheus::tokenizer {

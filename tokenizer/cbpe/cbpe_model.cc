@@ -8,6 +8,7 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "core/utf8.h"
+#include "tokenizer/case_fold.h"
 #include "tokenizer/cbpe/tagalog_segmenter.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_file.h"
