@@ -11,8 +11,11 @@
 namespace morpheus::pack {
 namespace {
 
+// `value` as `bytes` little-endian bytes (zeros past the eighth).
 void append_le(uint64_t value, size_t bytes, std::string* out) {
-  for (size_t i = 0; i < bytes; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  for (size_t i = 0; i < bytes; ++i) {
+    out->push_back(i < 8 ? static_cast<char>((value >> (8 * i)) & 0xFF) : '\0');
+  }
 }
 
 std::string le(uint64_t value, size_t bytes) {
