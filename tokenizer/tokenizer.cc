@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The tokenizer's stages (tokenizer.h): loading and checking the directory, stage 3 (segment
-// table, cache file, model) and stage 4 (root snap) of each letter run, the model's creation
-// with its self-test, and the prefetch of the runs the model must segment.
+// The tokenizer (tokenizer.h): loading and checking the directory, its self-tests, the special
+// tokens and user symbols (stage 0) around the piece codec (stages 1, 2 and 5), whose segmenter
+// is the RunResolver (run_resolver.h: stages 3 and 4); the prefetch's scan of a block.
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
@@ -24,13 +24,11 @@
 #include "tokenizer/segment_cache.h"
 
 namespace morpheus::tokenizer {
-namespace {
 
 using nlohmann::json;
 
-// Reads dir/relative into *content and checks it against its checksum in `config`.
-Status read_verified(const std::string& dir, const json& config, const std::string& relative,
-                     std::string* content) {
+Status read_tokenizer_file(const std::string& dir, const json& config, const std::string& relative,
+                           std::string* content) {
   const std::string path = path_join(dir, relative);
   const json& files = config.value("files", json::object());
   if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
@@ -47,63 +45,6 @@ Status read_verified(const std::string& dir, const json& config, const std::stri
   }
   return ok_status();
 }
-
-// Stage 4's lexicon when the directory was exported with --root-snap (else null): the rule must
-// be this build's, since the segment table holds that rule's segmentations.
-StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::string& dir,
-                                                                   const json& config) {
-  if (!config.value("root_snap", false)) return std::shared_ptr<const morph::RootLexicon>();
-  const int rule = config.value("root_snap_rule", 1);
-  if (rule != morph::kRootSnapRule) {
-    return failed_precondition(
-        dir + " was exported with root-snap rule " + std::to_string(rule) +
-            "; this build applies rule " + std::to_string(morph::kRootSnapRule),
-        "re-run morpheus export with --root-snap (the table must come from the same rule)");
-  }
-  std::string roots;
-  std::string suffixes;
-  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kRootSnapRoots, &roots));
-  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kRootSnapSuffixes, &suffixes));
-  MORPHEUS_ASSIGN_OR_RETURN(
-      morph::RootLexicon lexicon,
-      morph::RootLexicon::parse(roots, suffixes, path_join(dir, kRootSnapRoots),
-                                path_join(dir, kRootSnapSuffixes)));
-  return std::shared_ptr<const morph::RootLexicon>(
-      std::make_shared<morph::RootLexicon>(std::move(lexicon)));
-}
-
-// The model self-test of the config: the stored runs, through the model and the root snap,
-// must give the pieces stored at export.
-Status model_self_test(const std::string& dir, const json& config, Segmenter* model,
-                       const morph::RootLexicon* root_snap) {
-  std::vector<std::string> runs;
-  std::vector<std::vector<std::string>> want;
-  try {
-    for (const json& sample : config.value("model_self_test", json::array())) {
-      runs.push_back(sample.at("run").get<std::string>());
-      want.push_back(sample.at("pieces").get<std::vector<std::string>>());
-    }
-  } catch (const json::exception&) {
-    return data_loss(tokenizer_config_path(dir) + ": malformed model_self_test",
-                     "re-run morpheus export");
-  }
-  if (runs.empty()) return ok_status();
-  MORPHEUS_ASSIGN_OR_RETURN(Segmentation got, model->segment(runs));
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (root_snap != nullptr) got[i] = morph::snap_pieces(*root_snap, std::move(got[i]));
-    if (got[i] != want[i]) {
-      std::string g;
-      for (const std::string& p : got[i]) g += (g.empty() ? "" : " ") + p;
-      return data_loss(dir + ": model self-test run " + std::to_string(i) + " (\"" +
-                           runs[i].substr(0, 60) + "\") segments as \"" + g.substr(0, 80) +
-                           "\", not as at export",
-                       "the weights (model/) were swapped or damaged; re-run morpheus export");
-    }
-  }
-  return ok_status();
-}
-
-}  // namespace
 
 std::string directory_segmenter(const json& config) {
   const json& entry = config.value("segmenter", json::object());
@@ -122,156 +63,13 @@ std::string tokenizer_config_path(const std::string& dir) {
   return file_exists(old) ? old : current;
 }
 
-struct Tokenizer::State {
-  std::mutex mutex;
-  std::unique_ptr<Segmenter> model;                     // null until created, or after a failure
-  std::shared_ptr<const morph::RootLexicon> root_snap;  // stage 4, loaded with the model
-  std::unordered_map<std::string, std::vector<std::string>> resolved;  // model answers, snapped
-  std::atomic<uint64_t> table_hits{0};
-  std::atomic<uint64_t> model_runs{0};
-  std::unique_ptr<SegmentCache> disk;  // --cache-file, when attached
-  uint64_t lookups = 0;                // runs segment_run looked up outside the table (mutex)
-  uint64_t disk_hits = 0;              // of those, answered by the cache file (mutex)
-  uint64_t sync_runs = 0;              // runs sent to the model one by one, unprefetched (mutex)
-  // The adaptive prefetch (prefetch_begin): whether the last scanned block had no miss, the
-  // sync_runs count then, and the blocks skipped since.
-  bool scan_idle = false;
-  uint64_t sync_runs_at_idle = 0;
-  size_t skipped_scans = 0;
-  FlatStringMap<uint8_t> known;        // runs prefetch has resolved or sent to the model
-  std::vector<std::string> in_flight;  // runs sent to the model, answers not read yet
-
-  // Every failure is the failing call's own: it is returned to that call and nothing of it is
-  // kept. A failed creation leaves no model, and a model that failed a request is dropped (a
-  // co-process may have died), so the next call that needs the model creates it anew.
-
-  // Creates the model of `tok` when there is none, with the root snap's lexicon, and runs the
-  // model self-test (mutex held by the caller).
-  Status ensure(const Tokenizer& tok) {
-    if (model != nullptr) return ok_status();
-    const Status s = create(tok);
-    if (!s.ok()) drop_model();
-    return s;
-  }
-  Status create(const Tokenizer& tok) {
-    SegmenterSpec at_dir = tok.model_;
-    const std::string own = directory_segmenter(tok.config_);
-    if (own != kModelSegmenter) at_dir = SegmenterSpec(own, "");
-    if (at_dir.name.empty()) {
-      return failed_precondition("no model segmenter for letter runs outside the table");
-    }
-    at_dir.path = tok.dir_;
-    at_dir.directory_config = std::make_shared<const json>(tok.config_);
-    MORPHEUS_ASSIGN_OR_RETURN(model, create_segmenter(at_dir));
-    MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, tok.config_));
-    return model_self_test(tok.dir_, tok.config_, model.get(), root_snap.get());
-  }
-  // Forgets the model and the request in flight (mutex held).
-  void drop_model() {
-    model.reset();
-    in_flight.clear();
-  }
-  // Returns `s` after dropping the model when it is an error (mutex held).
-  Status failed_if(Status s) {
-    if (!s.ok()) drop_model();
-    return s;
-  }
-  // Starts `runs` through the model (mutex held); finish() stores the answers. An unfinished
-  // earlier request is finished first; its failure only drops the model (its runs were a
-  // prefetch: the calls that need them ask again).
-  Status start(const Tokenizer& tok, std::vector<std::string> runs) {
-    static_cast<void>(finish());
-    MORPHEUS_RETURN_IF_ERROR(ensure(tok));
-    MORPHEUS_RETURN_IF_ERROR(failed_if(model->send(runs)));
-    in_flight = std::move(runs);
-    return ok_status();
-  }
-  // Stores the answers of the request in flight, if any, after stage 4 (mutex held).
-  Status finish() {
-    if (in_flight.empty()) return ok_status();
-    std::vector<std::string> runs = std::move(in_flight);
-    in_flight.clear();
-    StatusOr<Segmentation> pieces = model->receive();
-    if (!pieces.ok()) return failed_if(pieces.status());
-    if (pieces->size() != runs.size()) {
-      return failed_if(internal_error("model segmenter returned " + std::to_string(pieces->size()) +
-                                      " answers for " + std::to_string(runs.size()) + " runs"));
-    }
-    model_runs += runs.size();
-    if (root_snap != nullptr) {
-      for (std::vector<std::string>& p : *pieces) p = morph::snap_pieces(*root_snap, std::move(p));
-    }
-    if (disk) MORPHEUS_RETURN_IF_ERROR(disk->append(runs, *pieces));
-    for (size_t i = 0; i < runs.size(); ++i) resolved[runs[i]] = std::move((*pieces)[i]);
-    return ok_status();
-  }
-  // Runs `runs` through the model and stores the answers (mutex held).
-  Status run(const Tokenizer& tok, std::vector<std::string> runs) {
-    MORPHEUS_RETURN_IF_ERROR(start(tok, std::move(runs)));
-    return finish();
-  }
-};
-
 Tokenizer::Tokenizer() = default;
 Tokenizer::~Tokenizer() = default;
-
-// The codec's segmenter: stages 3 and 4 of each folded letter run (Tokenizer::segment_run).
-class Tokenizer::Stages : public Segmenter {
- public:
-  explicit Stages(const Tokenizer* tok) : tok_(tok) {}
-  StatusOr<Segmentation> segment(const std::vector<std::string>& folded) const override {
-    Segmentation out;
-    for (const std::string& run : folded) {
-      MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, tok_->segment_run(run));
-      out.push_back(std::move(pieces));
-    }
-    return out;
-  }
-  StatusOr<std::vector<std::string>> segment_word(std::string_view folded) const override {
-    return tok_->segment_run(folded);
-  }
-  std::string name() const override { return "morpheus-tokenizer"; }
-
- private:
-  const Tokenizer* tok_;
-};
 
 Status verify_tokenizer_file(const std::string& dir, const json& config,
                              const std::string& relative) {
   std::string content;
-  return read_verified(dir, config, relative, &content);
-}
-
-StatusOr<std::vector<std::string>> Tokenizer::segment_run(std::string_view folded) const {
-  // Stage 3, the first source that knows the run: the segment table, the cache file, the model.
-  // Stage 4 (the root snap) is in the pieces of all three: export and the cache file stored
-  // snapped pieces, and State::finish snaps the model's answers before keeping or caching them.
-  std::vector<std::string> pieces;
-  if (table_.lookup(folded, &pieces)) {
-    ++state_->table_hits;
-    return pieces;
-  }
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  ++state_->lookups;
-  const std::string key(folded);
-  if (state_->disk && state_->disk->lookup(key, &pieces)) {
-    ++state_->disk_hits;
-    return pieces;
-  }
-  auto it = state_->resolved.find(key);
-  if (it == state_->resolved.end() && !state_->in_flight.empty()) {
-    // Another call's prefetch: its failure is not this call's (the run is asked for below).
-    static_cast<void>(state_->finish());
-    it = state_->resolved.find(key);
-  }
-  if (it == state_->resolved.end()) {
-    ++state_->sync_runs;
-    MORPHEUS_RETURN_IF_ERROR(state_->run(*this, {key}));
-    it = state_->resolved.find(key);
-  }
-  pieces = it->second;
-  if (state_->resolved.size() > (1u << 20)) state_->resolved.clear();
-  return pieces;
+  return read_tokenizer_file(dir, config, relative, &content);
 }
 
 namespace {
@@ -356,7 +154,7 @@ class PiecesSax : public json::json_sax_t {
 // The "pieces" of pieces.json (checksummed).
 StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const json& config) {
   std::string text;
-  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kPiecesFile, &text));
+  MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kPiecesFile, &text));
   PiecesSax sax;
   if (!json::sax_parse(text, &sax) || !sax.found) {
     return data_loss(path_join(dir, kPiecesFile) + ": no \"pieces\" string array" +
@@ -393,24 +191,22 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const std::string& dir,
   const std::string config_path = tokenizer_config_path(dir);
   std::unique_ptr<Tokenizer> tok(new Tokenizer());
   tok->dir_ = dir;
-  tok->model_ = std::move(model);
-  tok->state_ = std::make_unique<State>();
   tok->id_ = id;
   tok->config_ = std::move(json_config);
   const json& config = tok->config_;
   MORPHEUS_RETURN_IF_ERROR(check_config(dir, config));
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, read_pieces(dir, config));
   std::string image;
-  MORPHEUS_RETURN_IF_ERROR(read_verified(dir, config, kSegmentTableFile, &image));
+  MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kSegmentTableFile, &image));
   MORPHEUS_ASSIGN_OR_RETURN(
-      tok->table_, SegmentTable::parse(std::move(image), path_join(dir, kSegmentTableFile)));
+      SegmentTable table, SegmentTable::parse(std::move(image), path_join(dir, kSegmentTableFile)));
+  tok->runs_ = std::make_shared<RunResolver>(dir, config, std::move(table), std::move(model));
   PieceCodecOptions codec_options;
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
   codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
   const std::string pieces_path = path_join(dir, kPiecesFile);
-  StatusOr<PieceCodec> codec =
-      PieceCodec::create(std::move(pieces), std::make_shared<Stages>(tok.get()), codec_options);
+  StatusOr<PieceCodec> codec = PieceCodec::create(std::move(pieces), tok->runs_, codec_options);
   if (!codec.ok()) {
     return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
   }
@@ -603,69 +399,38 @@ std::vector<std::string> distinct_folded_runs(const std::vector<std::string>& te
 
 }  // namespace
 
-bool Tokenizer::skip_scan() const {
-  constexpr size_t kRescanEvery = 16;
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  State& st = *state_;
-  if (st.scan_idle && st.sync_runs == st.sync_runs_at_idle && ++st.skipped_scans < kRescanEvery) {
-    return true;
-  }
-  st.skipped_scans = 0;
-  return false;
-}
-
 Status Tokenizer::prefetch_begin(const std::vector<std::string>& texts) const {
-  constexpr size_t kMaxKnown = size_t{1} << 21;
-  if (skip_scan()) return ok_status();
-  // The block's runs without the lock, so encode can run on other threads meanwhile.
-  const std::vector<std::string> runs =
-      distinct_folded_runs(texts, codec_->options().turkish_apostrophe);
-  std::vector<std::string> missing;
-  std::vector<std::string> pieces;
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  static_cast<void>(
-      state_->finish());  // an earlier prefetch's runs are asked for again when needed
-  FlatStringMap<uint8_t>& known = state_->known;
-  for (const std::string& folded : runs) {
-    if (known.find(folded) != nullptr) continue;  // each distinct run looked up once per input
-    if (known.size() >= kMaxKnown) known.clear();
-    known.insert(folded, 1);
-    if (!table_.contains(folded) && !(state_->disk && state_->disk->lookup(folded, &pieces)) &&
-        state_->resolved.count(folded) == 0) {
-      missing.push_back(folded);
-    }
-  }
-  state_->scan_idle = missing.empty();
-  state_->sync_runs_at_idle = state_->sync_runs;
-  if (missing.empty()) return ok_status();
-  return state_->start(*this, std::move(missing));
+  if (runs_->skip_scan()) return ok_status();
+  // The block's runs without the resolver's lock, so encode can run on other threads meanwhile.
+  return runs_->prefetch_begin(distinct_folded_runs(texts, codec_->options().turkish_apostrophe));
 }
 
-Status Tokenizer::prefetch_end() const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->finish();
-}
-
-Status Tokenizer::prefetch(const std::vector<std::string>& texts) const {
-  MORPHEUS_RETURN_IF_ERROR(prefetch_begin(texts));
-  return prefetch_end();
-}
+Status Tokenizer::prefetch_end() const { return runs_->prefetch_end(); }
 
 Status Tokenizer::attach_cache(const std::string& path) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<SegmentCache> cache, SegmentCache::open(path, id_));
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->disk = std::move(cache);
+  runs_->attach_cache(std::move(cache));
   return ok_status();
 }
 
 Tokenizer::RunStats Tokenizer::run_stats() const {
+  const RunResolver::Counts c = runs_->counts();
   RunStats stats;
   stats.words = codec_->letter_runs();
-  stats.table = state_->table_hits.load();
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  stats.runs = stats.table + state_->lookups;
-  stats.cache = state_->disk_hits;
+  stats.table = c.table;
+  stats.runs = c.table + c.lookups;
+  stats.cache = c.cache;
   return stats;
+}
+
+StatusOr<Segmenter*> Tokenizer::model() const { return runs_->model(); }
+bool Tokenizer::model_created() const { return runs_->model_created(); }
+uint64_t Tokenizer::table_hits() const { return runs_->table_hits(); }
+uint64_t Tokenizer::model_runs() const { return runs_->model_runs(); }
+
+Status Tokenizer::prefetch(const std::vector<std::string>& texts) const {
+  MORPHEUS_RETURN_IF_ERROR(prefetch_begin(texts));
+  return prefetch_end();
 }
 
 Status Tokenizer::encode(std::string_view text, std::vector<int32_t>* ids,
@@ -837,19 +602,5 @@ StatusOr<std::vector<std::string>> Tokenizer::segment(std::string_view word) con
       }));
   return pieces;
 }
-
-StatusOr<Segmenter*> Tokenizer::model() const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  MORPHEUS_RETURN_IF_ERROR(state_->ensure(*this));
-  return state_->model.get();
-}
-
-bool Tokenizer::model_created() const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  return state_->model != nullptr;
-}
-
-uint64_t Tokenizer::table_hits() const { return state_->table_hits.load(); }
-uint64_t Tokenizer::model_runs() const { return state_->model_runs.load(); }
 
 }  // namespace morpheus::tokenizer

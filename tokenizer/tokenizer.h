@@ -41,13 +41,14 @@
 // surrogateescape does): byte tokens of one character each cover the whole character, case
 // tokens and <s> </s> are empty.
 //
-// Stages 1, 2 and 5 are the piece codec's (piece_codec.h); it asks segment_run (stages 3 and 4)
-// once per distinct run. Loading checks the format version and the checksums of pieces.json and
-// segments.bin and re-encodes the self-test texts (they need the segment table only); format 3
-// also holds special_self_test: the ids of every special token, then the user symbols (a text of
-// them, spaced) encoded with <s> and </s>; they must encode as stored and decode back with and
-// without the special tokens. The model is created on the first run the table and the cache
-// file lack; then its stored self-test runs must segment as at export (after the root snap).
+// Stages 1, 2 and 5 are the piece codec's (piece_codec.h); it asks its segmenter, the
+// RunResolver (run_resolver.h: stages 3 and 4), once per distinct run. Loading checks the format
+// version and the checksums of pieces.json and segments.bin and re-encodes the self-test texts
+// (they need the segment table only); format 3 also holds special_self_test: the ids of every
+// special token, then the user symbols (a text of them, spaced) encoded with <s> and </s>; they
+// must encode as stored and decode back with and without the special tokens. The model is created
+// on the first run the table and the cache file lack; then its stored self-test runs must segment
+// as at export (after the root snap).
 #pragma once
 
 #include <bitset>
@@ -62,6 +63,7 @@
 #include "core/flat_string_map.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
+#include "tokenizer/run_resolver.h"
 #include "tokenizer/segment_table.h"
 #include "tokenizer/segmenter.h"
 
@@ -104,8 +106,11 @@ StatusOr<nlohmann::json> spec_directory_config(const SegmenterSpec& spec);
 // an error about a missing config names the current file).
 std::string tokenizer_config_path(const std::string& dir);
 
-// Checks `relative` (a file of the tokenizer directory `dir`) against its checksum in `config`
-// (the directory's morpheus.json). DATA_LOSS naming the file when it differs or has no checksum.
+// Reads `relative` (a file of the tokenizer directory `dir`) into *content and checks it against
+// its checksum in `config` (the directory's morpheus.json): DATA_LOSS naming the file when it
+// differs or has no checksum. verify_tokenizer_file: the check alone.
+Status read_tokenizer_file(const std::string& dir, const nlohmann::json& config,
+                           const std::string& relative, std::string* content);
 Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
                              const std::string& relative);
 
@@ -208,7 +213,7 @@ class Tokenizer {
 
   const std::string& dir() const { return dir_; }
   const nlohmann::json& config() const { return config_; }
-  const SegmentTable& table() const { return table_; }
+  const SegmentTable& table() const { return runs_->table(); }
   // FNV-1a 64 of the config file (it names the checksums of every other file; from_config: of
   // the config's compact dump): the identity a cache file is tied to.
   uint64_t id() const { return id_; }
@@ -234,18 +239,11 @@ class Tokenizer {
   RunStats run_stats() const;
 
  private:
-  class Stages;
-  struct State;
   Tokenizer();
   // load() and from_config(): the tokenizer of `dir` with `config` and identity `id`.
   static StatusOr<std::unique_ptr<Tokenizer>> create(const std::string& dir, nlohmann::json config,
                                                      uint64_t id, bool self_test,
                                                      SegmenterSpec model);
-  // Stages 3 and 4 of one folded letter run. A model failure is this call's error only: the
-  // model is dropped and the next run that needs it creates it again.
-  StatusOr<std::vector<std::string>> segment_run(std::string_view folded) const;
-  // Whether prefetch_begin skips this block's scan (see prefetch_begin).
-  bool skip_scan() const;
   // The self-test texts of morpheus.json must encode to their stored ids and decode back.
   Status self_test() const;
   // special_self_test of a format-3 config (see above).
@@ -265,7 +263,7 @@ class Tokenizer {
   std::string dir_;
   uint64_t id_ = 0;
   nlohmann::json config_;
-  SegmentTable table_;
+  std::shared_ptr<RunResolver> runs_;  // stages 3 and 4; the codec's segmenter
   std::unique_ptr<PieceCodec> codec_;
   std::vector<std::string> special_tokens_;
   std::vector<std::string> user_symbols_;
@@ -277,8 +275,6 @@ class Tokenizer {
   int32_t bos_id_ = -1;
   int32_t eos_id_ = -1;
   int32_t mask_id_ = -1;
-  SegmenterSpec model_;
-  std::unique_ptr<State> state_;
 };
 
 }  // namespace morpheus::tokenizer
