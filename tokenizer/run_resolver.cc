@@ -109,16 +109,16 @@ struct RunResolver::State {
   }
   Status create(const RunResolver& tok) {
     SegmenterSpec at_dir = tok.model_;
-    const std::string own = directory_segmenter(tok.config_);
+    const std::string own = directory_segmenter(*tok.config_);
     if (own != kModelSegmenter) at_dir = SegmenterSpec(own, "");
     if (at_dir.name.empty()) {
       return failed_precondition("no model segmenter for letter runs outside the table");
     }
     at_dir.path = tok.dir_;
-    at_dir.directory_config = std::make_shared<const json>(tok.config_);
+    at_dir.directory_config = tok.config_;
     MORPHEUS_ASSIGN_OR_RETURN(model, create_segmenter(at_dir));
-    MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, tok.config_));
-    return model_self_test(tok.dir_, tok.config_, model.get(), root_snap.get());
+    MORPHEUS_ASSIGN_OR_RETURN(root_snap, load_root_snap(tok.dir_, *tok.config_));
+    return model_self_test(tok.dir_, *tok.config_, model.get(), root_snap.get());
   }
   // Forgets the model and the request in flight (mutex held).
   void drop_model() {
@@ -166,8 +166,8 @@ struct RunResolver::State {
   }
 };
 
-RunResolver::RunResolver(std::string dir, nlohmann::json config, SegmentTable table,
-                         SegmenterSpec model)
+RunResolver::RunResolver(std::string dir, std::shared_ptr<const nlohmann::json> config,
+                         SegmentTable table, SegmenterSpec model)
     : dir_(std::move(dir)),
       config_(std::move(config)),
       table_(std::move(table)),

@@ -28,7 +28,8 @@ class RunResolver : public Segmenter {
  public:
   // The runs of the tokenizer directory `dir` (`config`: its morpheus.json; `table`: its segment
   // table; `model`: the model segmenter's spec, its path set to `dir` when created).
-  RunResolver(std::string dir, nlohmann::json config, SegmentTable table, SegmenterSpec model);
+  RunResolver(std::string dir, std::shared_ptr<const nlohmann::json> config, SegmentTable table,
+              SegmenterSpec model);
   ~RunResolver() override;
 
   // Folded letter runs (fold_run) to pieces, one run at a time (segment: each in turn).
@@ -70,7 +71,7 @@ class RunResolver : public Segmenter {
   struct State;
 
   std::string dir_;
-  nlohmann::json config_;
+  std::shared_ptr<const nlohmann::json> config_;
   SegmentTable table_;
   SegmenterSpec model_;
   std::unique_ptr<State> state_;

@@ -192,15 +192,15 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const std::string& dir,
   std::unique_ptr<Tokenizer> tok(new Tokenizer());
   tok->dir_ = dir;
   tok->id_ = id;
-  tok->config_ = std::move(json_config);
-  const json& config = tok->config_;
+  tok->config_ = std::make_shared<const json>(std::move(json_config));
+  const json& config = *tok->config_;
   MORPHEUS_RETURN_IF_ERROR(check_config(dir, config));
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, read_pieces(dir, config));
   std::string image;
   MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kSegmentTableFile, &image));
   MORPHEUS_ASSIGN_OR_RETURN(
       SegmentTable table, SegmentTable::parse(std::move(image), path_join(dir, kSegmentTableFile)));
-  tok->runs_ = std::make_shared<RunResolver>(dir, config, std::move(table), std::move(model));
+  tok->runs_ = std::make_shared<RunResolver>(dir, tok->config_, std::move(table), std::move(model));
   PieceCodecOptions codec_options;
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
@@ -224,7 +224,7 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const std::string& dir,
 }
 
 Status Tokenizer::self_test() const {
-  const json& samples = config_.value("self_test", json::array());
+  const json& samples = config_->value("self_test", json::array());
   for (size_t i = 0; i < samples.size(); ++i) {
     std::string text;
     std::vector<int32_t> want;
@@ -251,7 +251,7 @@ Status Tokenizer::self_test() const {
                        "re-run morpheus export");
     }
   }
-  if (config_.value("format_version", 0) < 3) return ok_status();
+  if (config_->value("format_version", 0) < 3) return ok_status();
   return special_self_test();
 }
 
@@ -260,7 +260,7 @@ Status Tokenizer::special_self_test() const {
     return data_loss(tokenizer_config_path(dir_) + ": special_self_test " + what,
                      "special_tokens or user_symbols were edited; re-run morpheus export");
   };
-  const json& sample = config_.value("special_self_test", json());
+  const json& sample = config_->value("special_self_test", json());
   EncodeOptions options;
   std::string text;
   std::string decoded;
@@ -334,17 +334,17 @@ Status check_special_tokens(const std::vector<std::string>& special_tokens,
 
 Status Tokenizer::load_symbols() {
   const std::string config_path = tokenizer_config_path(dir_);
-  if (config_.value("format_version", 0) >= 3) {
+  if (config_->value("format_version", 0) >= 3) {
     try {
-      special_tokens_ = config_.at("special_tokens").get<std::vector<std::string>>();
-      user_symbols_ = config_.at("user_symbols").get<std::vector<std::string>>();
+      special_tokens_ = config_->at("special_tokens").get<std::vector<std::string>>();
+      user_symbols_ = config_->at("user_symbols").get<std::vector<std::string>>();
     } catch (const json::exception&) {
       return data_loss(config_path + ": no special_tokens/user_symbols string arrays",
                        "re-run morpheus export");
     }
     const Status s = check_special_tokens(special_tokens_, user_symbols_);
     if (!s.ok()) return data_loss(config_path + ": " + s.message(), "re-run morpheus export");
-    if (config_.value("first_special_id", -1) != codec_->vocab_size()) {
+    if (config_->value("first_special_id", -1) != codec_->vocab_size()) {
       return data_loss(config_path + ": first_special_id is not " +
                            std::to_string(codec_->vocab_size()) + " (after the pieces)",
                        "re-run morpheus export");

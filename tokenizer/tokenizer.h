@@ -212,7 +212,7 @@ class Tokenizer {
   Status attach_cache(const std::string& path);
 
   const std::string& dir() const { return dir_; }
-  const nlohmann::json& config() const { return config_; }
+  const nlohmann::json& config() const { return *config_; }
   const SegmentTable& table() const { return runs_->table(); }
   // FNV-1a 64 of the config file (it names the checksums of every other file; from_config: of
   // the config's compact dump): the identity a cache file is tied to.
@@ -262,8 +262,8 @@ class Tokenizer {
 
   std::string dir_;
   uint64_t id_ = 0;
-  nlohmann::json config_;
-  std::shared_ptr<RunResolver> runs_;  // stages 3 and 4; the codec's segmenter
+  std::shared_ptr<const nlohmann::json> config_;  // shared with the RunResolver and the model
+  std::shared_ptr<RunResolver> runs_;             // stages 3 and 4; the codec's segmenter
   std::unique_ptr<PieceCodec> codec_;
   std::vector<std::string> special_tokens_;
   std::vector<std::string> user_symbols_;
