@@ -9,6 +9,9 @@
 #                                                tests/data/prepare; CUDA rows "skipped (no CUDA)"
 #   [--out DIR]                                  where the table and logs go (default $OUT, else
 #                                                runs/gpu_check, or a temp dir with --smoke)
+#   [--skip ROW,...]                             rows left out (each shows "skipped (--skip)"),
+#                                                to fit a short lease: device_check, paper-cpu,
+#                                                reference, inference
 # Rows: build time; CUDA vs CPU forward agreement (TF32 off, paper config, seeded weights, a real
 # batch); the membership DP's share of a paper forward+backward; a one-rank NCCL group's
 # collectives; tiny-config training on the device (the loss must fall); paper-config words/s on
@@ -28,14 +31,28 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)
 mode=gpu build=build/gpu outdir=${OUT:-}
-usage() { echo "usage: scripts/gpu_check.sh [--smoke BUILD_DIR] [--out DIR]" >&2; exit 2; }
+skip=,
+usage() {
+  echo "usage: scripts/gpu_check.sh [--smoke BUILD_DIR] [--out DIR] [--skip ROW,...]" >&2
+  exit 2
+}
 while [ $# -gt 0 ]; do
   case $1 in
     --smoke) [ $# -ge 2 ] || usage; mode=smoke build=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; outdir=$2; shift 2 ;;
+    --skip) [ $# -ge 2 ] || usage; skip=,$2,; shift 2 ;;
     *) usage ;;
   esac
 done
+for r in ${skip//,/ }; do
+  case $r in
+    device_check | paper-cpu | reference | inference) ;;
+    *) echo "gpu_check: unknown row '$r' in --skip (device_check, paper-cpu, reference," \
+         "inference)" >&2; exit 2 ;;
+  esac
+done
+# wanted ROW: whether ROW was not named in --skip.
+wanted() { [[ $skip != *",$1,"* ]]; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "$outdir" ]; then
@@ -276,7 +293,9 @@ fi
 [ "$ready" = 1 ] || echo "nothing more can run" | tee -a "$log" >&2
 
 # --- device_check: agreement, DP share, NCCL, batch shapes -----------------------------------
-if [ "$ready" = 1 ]; then
+if [ "$ready" = 1 ] && ! wanted device_check; then
+  row "device_check (agreement, DP share, NCCL)" "" "" "skipped (--skip)"
+elif [ "$ready" = 1 ]; then
   t0=$(now)
   jl=$outdir/device_check.jsonl
   if [ "$mode" = gpu ]; then
@@ -346,7 +365,9 @@ if [ "$ready" = 1 ] && [ "$cuda" = 1 ] && ! late; then
 elif [ "$ready" = 1 ]; then
   row "paper config on the GPU" "" "≥ 20,000 words/s" "skipped (no CUDA)"
 fi
-if [ "$ready" = 1 ] && ! late; then
+if [ "$ready" = 1 ] && ! wanted paper-cpu; then
+  row "paper config on the CPU" "" "" "skipped (--skip)"
+elif [ "$ready" = 1 ] && ! late; then
   t0=$(now)
   if [ "$mode" = gpu ]; then
     cpu_steps=4 cpu_windows=64 cpu_threads=16
@@ -371,7 +392,9 @@ if [ "$ready" = 1 ] && ! late; then
 fi
 
 # --- the reference implementation on the same GPU --------------------------------------------
-if [ "$ready" = 1 ] && [ "$cuda" != 1 ]; then
+if [ "$ready" = 1 ] && ! wanted reference; then
+  row "reference training step on the GPU" "" "≥ 3x" "skipped (--skip)"
+elif [ "$ready" = 1 ] && [ "$cuda" != 1 ]; then
   row "reference training step on the GPU" "" "≥ 3x" "skipped (no CUDA)"
 elif [ "$ready" = 1 ] && { [ ! -f .gpu/reference/src/model_development/training/trainer.py ] ||
     [ ! -s "$work/shapes.txt" ]; }; then
@@ -425,8 +448,10 @@ segment_seconds() {
   shift 2
   t0=$(now)
   step "segment $input with $tok" 180 "$m" segment --model "$tok" "$@" "$input" \
-    -o "$work/segmented.txt" && since "$t0"
+    -o "$work/segmented.txt" && h expr "f'{$(now) - $t0:.3f}'"
 }
+# wps N SECONDS: N / SECONDS as words/s, or n/a for no time.
+wps() { h expr "f'{$1 / $2:,.0f} words/s' if $2 > 0 else 'n/a'"; }
 # segment_speed NAME CHECKPOINT: export on the device, then time `segment` of one new word (the
 # start-up) and of every new word (all outside the table: they go to the model) with --device
 # (LibTorch; the engine decides its close calls), in the default blocks of 4,096 lines and in one
@@ -451,11 +476,11 @@ segment_speed() {
     n=$(wc -l < "$new_words")
     differ=$(h differ "$work/segmented_device.txt" "$work/segmented.txt")
     row "segmentation of $n new word types with --device $dev, $name model$note" \
-      "$(h expr "f'{$n / $t_all:,.0f}'") words/s end to end ($t_all s); $(h expr \
+      "$(wps "$n" "$t_all") end to end ($t_all s); $(h expr \
         "f'{$n / ($t_all - $t_one):,.0f} words/s' if $t_all - $t_one > 0.2 else 'n/a'") without\
- the start-up ($t_one s for one word); --block-lines 65536: $(h expr \
-        "f'{$n / $t_big:,.0f}'") words/s ($t_big s); the engine on the CPU (8 threads): $(h expr \
-        "f'{$n / $t_engine:,.0f}'") words/s ($t_engine s); words cut differently: $differ" \
+ the start-up ($t_one s for one word); --block-lines 65536: $(wps "$n" "$t_big") ($t_big s);\
+ the engine on the CPU (8 threads): $(wps "$n" "$t_engine") ($t_engine s); words cut\
+ differently: $differ" \
       "0 words differ" "$([ "$differ" = 0 ] && echo ok || echo FAILED)"
   else
     row "segmentation of new words, $name model" "export or segment failed (checks.log)" "" FAILED
@@ -469,7 +494,9 @@ if [ "$ready" = 1 ] && [ -n "$paper_ckpt" ] && ! late; then
 fi
 # The same new words through NeuralSegmenter::segment_many in one process (inference_bench): the
 # model's share of the end-to-end time; a sweep of positions per model call.
-if [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && [ -d "$work/tok_tiny" ] && ! late; then
+if [ "$ready" = 1 ] && ! wanted inference; then
+  row "model segmenter in the process" "" "" "skipped (--skip)"
+elif [ "$ready" = 1 ] && [ "$tiny_ok" = 1 ] && [ -d "$work/tok_tiny" ] && ! late; then
   if [ ! -x "$build/bench/inference_bench" ]; then
     row "model segmenter in the process" "" "" "skipped (no inference_bench in $build)"
   else

@@ -147,5 +147,4 @@ mib() { awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}'; }
 echo "$out: $(mib "$carried"); tracked files: $(mib "$tracked"); untracked, not ignored: $(mib "$untracked")"
 total=$((carried + tracked + untracked))
 echo "travels: $(mib "$total") of 64 MiB"
-[ "$carried" -lt $((40 * 1048576)) ] || die "$out is over 40 MiB: prepare fewer --sentences"
-[ "$total" -lt $((64 * 1048576)) ] || die "over 64 MiB would travel"
+[ "$total" -lt $((64 * 1048576)) ] || die "over 64 MiB would travel: prepare fewer --sentences"
