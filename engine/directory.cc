@@ -35,12 +35,15 @@ StatusOr<std::unique_ptr<EngineSegmenter>> load_directory_model(const std::strin
         dir + " has no " + kDirectoryWeights + " (exported before the torch-free engine)",
         "add it with: morpheus upgrade --model " + dir + " (or re-run morpheus export)");
   }
-  for (const char* f : {kDirectoryWeights, kDirectoryCharVocab}) {
-    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
-  }
+  MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, kDirectoryCharVocab));
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: the model's
-  return EngineSegmenter::load(path_join(dir, kDirectoryWeights),
-                               path_join(dir, kDirectoryCharVocab), options);
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<EngineSegmenter> seg,
+                            EngineSegmenter::load(path_join(dir, kDirectoryWeights),
+                                                  path_join(dir, kDirectoryCharVocab), options));
+  // The directory's checksum of the weights, over the bytes the load mapped (no second read).
+  MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_bytes(dir, config, kDirectoryWeights,
+                                                             seg->model().file().bytes()));
+  return seg;
 }
 
 tokenizer::SegmenterSpec engine_model_spec(size_t threads) {

@@ -2,13 +2,7 @@
 // The weight file: writer (file image) and mmap reader with every check of the header comment.
 #include "engine/weight_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,6 +11,7 @@
 #include "core/check.h"
 #include "core/file_util.h"
 #include "core/hash.h"
+#include "core/mapped_file.h"
 
 namespace morpheus::engine {
 namespace {
@@ -85,44 +80,8 @@ StatusOr<std::vector<const TensorInput*>> order_tensors(const std::vector<Tensor
   return ordered;
 }
 
-class Mapping {
- public:
-  ~Mapping() {
-    if (base != nullptr) munmap(const_cast<unsigned char*>(base), size);
-  }
-  const unsigned char* base = nullptr;
-  size_t size = 0;
-};
-
 Status file_error(const std::string& path, const std::string& what) {
   return data_loss(path + ": " + what, kWeightFileHint);
-}
-
-// Opens and maps `path` read-only; *mapping is empty for an empty file.
-Status map_file(const std::string& path, Mapping* mapping) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return not_found(path + ": no such file", kWeightFileHint);
-    return io_error(path + ": cannot open: " + std::strerror(err));
-  }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return invalid_argument(path + ": not a regular file");
-  }
-  mapping->size = static_cast<size_t>(st.st_size);
-  if (mapping->size > 0) {
-    void* p = mmap(nullptr, mapping->size, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      return io_error(path + ": cannot map: " + std::strerror(err));
-    }
-    mapping->base = static_cast<const unsigned char*>(p);
-  }
-  ::close(fd);
-  return ok_status();
 }
 
 // The fixed header's offsets and sizes against the file size; *json_size and *data_offset set.
@@ -226,26 +185,26 @@ StatusOr<std::unique_ptr<WeightFile>> WeightFile::open(const std::string& path) 
   if (!host_is_little_endian()) {
     return Status(StatusCode::kUnimplemented, "weight files are read on little-endian hosts only");
   }
-  auto mapping = std::make_unique<Mapping>();
-  MORPHEUS_RETURN_IF_ERROR(map_file(path, mapping.get()));
+  StatusOr<std::shared_ptr<const MappedFile>> mapped = MappedFile::open(path);
+  if (!mapped.ok())
+    return Status(mapped.status().code(), mapped.status().message(), kWeightFileHint);
+  const std::string_view bytes = (*mapped)->bytes();
+  const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
   size_t json_size = 0, data_offset = 0;
-  MORPHEUS_RETURN_IF_ERROR(
-      check_fixed_header(path, mapping->base, mapping->size, &json_size, &data_offset));
-  MORPHEUS_RETURN_IF_ERROR(check_checksums(path, mapping->base, mapping->size, data_offset));
+  MORPHEUS_RETURN_IF_ERROR(check_fixed_header(path, base, bytes.size(), &json_size, &data_offset));
+  MORPHEUS_RETURN_IF_ERROR(check_checksums(path, base, bytes.size(), data_offset));
   std::unique_ptr<WeightFile> file(new WeightFile());
   file->path_ = path;
   file->data_offset_ = data_offset;
-  file->size_ = mapping->size;
-  file->base_ = mapping->base;
-  mapping->base = nullptr;  // owned by the WeightFile from here
+  file->size_ = bytes.size();
+  file->base_ = base;
+  file->mapping_ = std::move(*mapped);
   MORPHEUS_RETURN_IF_ERROR(file->parse_header(
-      std::string(reinterpret_cast<const char*>(file->base_ + kWeightHeaderBytes), json_size)));
+      std::string(reinterpret_cast<const char*>(base + kWeightHeaderBytes), json_size)));
   return file;
 }
 
-WeightFile::~WeightFile() {
-  if (base_ != nullptr) munmap(const_cast<unsigned char*>(base_), size_);
-}
+WeightFile::~WeightFile() = default;
 
 Status WeightFile::parse_header(const std::string& json_text) {
   const nlohmann::json header = nlohmann::json::parse(json_text, nullptr, false);

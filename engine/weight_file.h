@@ -28,9 +28,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "core/mapped_file.h"
 #include "core/status.h"
 #include "engine/config.h"
 
@@ -78,13 +80,16 @@ class WeightFile {
   const TensorView& tensor(const std::string& name) const;
   const std::string& path() const { return path_; }
   size_t size_bytes() const { return size_; }
+  // The whole file as mapped (for the directory's checksum of it: no second read).
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(base_), size_}; }
 
  private:
   WeightFile() = default;
   Status parse_header(const std::string& json_text);
 
   std::string path_;
-  const unsigned char* base_ = nullptr;
+  std::shared_ptr<const MappedFile> mapping_;
+  const unsigned char* base_ = nullptr;  // mapping_'s bytes
   size_t size_ = 0;
   size_t data_offset_ = 0;
   EngineConfig config_;

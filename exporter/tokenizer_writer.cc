@@ -14,6 +14,7 @@
 
 #include "core/file_util.h"
 #include "core/hash.h"
+#include "core/json_config.h"
 #include "core/logging.h"
 #include "core/progress.h"
 #include "core/unicode.h"
@@ -33,6 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using tokenizer::fold_run;
+using tokenizer::kRootSnapImage;
 using tokenizer::kRootSnapRoots;
 using tokenizer::kRootSnapSuffixes;
 using tokenizer::SegmentTable;
@@ -342,6 +344,9 @@ StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(dir, tokenizer::kPiecesFile),
                         json{{"pieces", state->pieces}, {"counts", state->counts}}.dump() + "\n"));
+  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> images,
+                            write_directory_images(dir, options.root_snap));
+  checked.insert(checked.end(), images.begin(), images.end());
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(dir, tokenizer::kSegmentTableFile),
                         SegmentTable::serialize(std::move(state->table_entries))));
@@ -352,7 +357,8 @@ StatusOr<json> write_files(const std::string& dir, const WriterOptions& options,
   MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, tokenizer::kWordsFile), words_tsv));
   json files = json::object();
   for (const std::string& f : checked) {
-    MORPHEUS_ASSIGN_OR_RETURN(std::string sum, file_checksum(path_join(dir, f)));
+    MORPHEUS_ASSIGN_OR_RETURN(std::string sum,
+                              tokenizer::tokenizer_file_checksum(path_join(dir, f)));
     files[f] = sum;
   }
   return files;
@@ -453,6 +459,31 @@ Status check_writer_options(const WriterOptions& options) {
       tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
   if (!options.card_eval.empty()) MORPHEUS_RETURN_IF_ERROR(check_readable_file(options.card_eval));
   return ok_status();
+}
+
+StatusOr<std::vector<std::string>> write_directory_images(const std::string& dir, bool root_snap) {
+  MORPHEUS_ASSIGN_OR_RETURN(const json pieces_json,
+                            load_json_file(path_join(dir, tokenizer::kPiecesFile)));
+  std::vector<std::string> pieces;
+  try {
+    pieces = pieces_json.at("pieces").get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    return data_loss(path_join(dir, tokenizer::kPiecesFile) + ": " + e.what(),
+                     "re-run morpheus export");
+  }
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::PieceCodec codec,
+                            tokenizer::PieceCodec::create(std::move(pieces), nullptr));
+  MORPHEUS_RETURN_IF_ERROR(
+      write_file_atomic(path_join(dir, tokenizer::kPiecesImageFile), codec.image()));
+  std::vector<std::string> written = {tokenizer::kPiecesImageFile};
+  if (root_snap) {
+    MORPHEUS_ASSIGN_OR_RETURN(morph::RootLexicon lexicon,
+                              morph::RootLexicon::load(path_join(dir, kRootSnapRoots),
+                                                       path_join(dir, kRootSnapSuffixes)));
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, kRootSnapImage), lexicon.image()));
+    written.push_back(kRootSnapImage);
+  }
+  return written;
 }
 
 Status write_tokenizer_dir(const WriterOptions& options, const RunSegmenter& segmenter,

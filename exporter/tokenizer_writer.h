@@ -11,9 +11,11 @@
 //                     "provenance":{...}, ... and the segmenter's own entries}
 //   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout);
 //                    the special tokens, then the user symbols, follow the last piece
+//   pieces.bin       the same pieces as a prebuilt image (PieceCodec::image), mapped at load
 //   segments.bin     the segmenter's pieces (after the root snap) of every letter run of the types
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
-//   root_snap/       the root snap's lexicons (with root_snap)
+//   root_snap/       the root snap's lexicons (with root_snap): roots.txt, suffixes.txt and
+//                    their prebuilt image lexicon.bin (mapped at load)
 //   README.md        the model card (infer/model_card.h), from morpheus.json's "provenance"
 //   + the segmenter's files (RunSegmenter::write_files), each checksummed in "files".
 // The directory is written beside `out` and renamed into place (an older directory is replaced
@@ -96,6 +98,11 @@ size_t reserved_ids(const WriterOptions& options);
 // The options a writer refuses: a vocabulary with no room for pieces, bad special tokens or user
 // symbols, an unreadable card report.
 Status check_writer_options(const WriterOptions& options);
+
+// Writes the prebuilt images of the directory `dir` from its text files, atomically: pieces.bin
+// from pieces.json and, with `root_snap`, root_snap/lexicon.bin from roots.txt and suffixes.txt;
+// returns their relative paths (to checksum in morpheus.json).
+StatusOr<std::vector<std::string>> write_directory_images(const std::string& dir, bool root_snap);
 
 // Segments the word types with `segmenter` (and the root snap), distils the piece vocabulary
 // (weighted by counts) and writes the tokenizer directory. Errors name the file and line.

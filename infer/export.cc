@@ -197,35 +197,94 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
 
 namespace morpheus::infer {
 
-Status upgrade_tokenizer(const std::string& dir) {
-  const std::string config_path = tokenizer::tokenizer_config_path(dir);
-  MORPHEUS_ASSIGN_OR_RETURN(const std::string before, read_file(config_path));
-  MORPHEUS_ASSIGN_OR_RETURN(json config, load_json_file(config_path));
-  json& files = config["files"];
-  if (files.is_object() && files.contains(engine::kDirectoryWeights)) return ok_status();
+namespace {
+
+bool has_file(const json& files, const char* relative) {
+  return files.is_object() && files.contains(relative);
+}
+
+// Writes model.weights from the directory's LibTorch checkpoint.
+Status add_engine_weights(const std::string& dir, const json& config) {
   for (const char* f : {"model/model.pt", "model/config.json", tokenizer::kCharVocabFile}) {
     MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model, model::load_inference_checkpoint(
                                                        path_join(dir, tokenizer::kCheckpointDir)));
-  const std::string weights = path_join(dir, engine::kDirectoryWeights);
-  MORPHEUS_RETURN_IF_ERROR(write_engine_weights(model, weights));
-  MORPHEUS_ASSIGN_OR_RETURN(files[engine::kDirectoryWeights], file_checksum(weights));
-  MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, config.dump(2) + "\n"));
-  // The engine must pass the directory's model self-test (through the root snap).
-  Status checked = [&]() -> Status {
-    MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
-                              tokenizer::Tokenizer::load(dir, true, engine::engine_model_spec()));
-    return tok->model().status();
-  }();
-  if (!checked.ok()) {
-    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, before));
-    std::remove(weights.c_str());
-    return data_loss(
-        dir + ": the engine fails the directory's model self-test: " + checked.message(),
-        "re-run morpheus export");
+  return write_engine_weights(model, path_join(dir, engine::kDirectoryWeights));
+}
+
+// Writes the prebuilt images (pieces.bin, root_snap/lexicon.bin) from the directory's checked
+// text files; returns their relative paths.
+StatusOr<std::vector<std::string>> add_images(const std::string& dir, const json& config) {
+  const bool snap = config.value("root_snap", false);
+  for (const char* f :
+       {tokenizer::kPiecesFile, tokenizer::kRootSnapRoots, tokenizer::kRootSnapSuffixes}) {
+    if (f == tokenizer::kPiecesFile || snap) {
+      MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, f));
+    }
+  }
+  return exporter::write_directory_images(dir, snap);
+}
+
+// Replaces the FNV-1a tags of an older export by the faster checksum every load verifies, for
+// the files that still match their tag (*retagged: whether any did).
+Status retag_files(const std::string& dir, json* config, bool* retagged) {
+  for (auto& [relative, tag] : (*config)["files"].items()) {
+    if (!tag.is_string() || tag.get<std::string>().rfind("fnv1a64:", 0) != 0) continue;
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, *config, relative));
+    MORPHEUS_ASSIGN_OR_RETURN(tag, tokenizer::tokenizer_file_checksum(path_join(dir, relative)));
+    *retagged = true;
   }
   return ok_status();
+}
+
+}  // namespace
+
+Status upgrade_tokenizer(const std::string& dir) {
+  const std::string config_path = tokenizer::tokenizer_config_path(dir);
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string before, read_file(config_path));
+  MORPHEUS_ASSIGN_OR_RETURN(json config, load_json_file(config_path));
+  std::vector<std::string> added;  // relative paths
+  bool retagged = false;
+  Status status = ok_status();
+  if (!has_file(config["files"], engine::kDirectoryWeights)) {
+    status = add_engine_weights(dir, config);
+    if (status.ok()) added.push_back(engine::kDirectoryWeights);
+  }
+  const bool snap = config.value("root_snap", false);
+  if (status.ok() && (!has_file(config["files"], tokenizer::kPiecesImageFile) ||
+                      (snap && !has_file(config["files"], tokenizer::kRootSnapImage)))) {
+    StatusOr<std::vector<std::string>> images = add_images(dir, config);
+    status = images.status();
+    if (images.ok()) added.insert(added.end(), images->begin(), images->end());
+  }
+  for (size_t i = 0; status.ok() && i < added.size(); ++i) {
+    StatusOr<std::string> sum = tokenizer::tokenizer_file_checksum(path_join(dir, added[i]));
+    status = sum.status();
+    if (sum.ok()) config["files"][added[i]] = *sum;
+  }
+  if (status.ok()) status = retag_files(dir, &config, &retagged);
+  if (status.ok() && (retagged || !added.empty())) {
+    status = write_file_atomic(config_path, config.dump(2) + "\n");
+  }
+  // The engine must pass the directory's model self-test (through the root snap).
+  if (status.ok() && !added.empty()) {
+    status = [&]() -> Status {
+      MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                                tokenizer::Tokenizer::load(dir, true, engine::engine_model_spec()));
+      return tok->model().status();
+    }();
+    if (!status.ok()) {
+      status =
+          data_loss(dir + ": the upgraded directory fails its model self-test: " + status.message(),
+                    "re-run morpheus export");
+    }
+  }
+  if (!status.ok()) {
+    MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, before));
+    for (const std::string& f : added) std::remove(path_join(dir, f).c_str());
+  }
+  return status;
 }
 
 }  // namespace morpheus::infer

@@ -74,12 +74,16 @@ exporter::WriterOptions writer_options(const ExportOptions& options);
 // name the file and line.
 Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = nullptr);
 
-// Adds the engine's weight file (model.weights, engine/directory.h) to a tokenizer directory
-// exported before the engine, from its model/ checkpoint: writes the file, records its checksum
-// in the config, and checks that the engine passes the directory's model self-test (else the
-// directory is left as it was: DATA_LOSS, re-export). The segment table is kept: it came from
-// the same weights, and the engine decides a gap as LibTorch does except within float rounding
-// of the threshold. A directory that has the file is left alone.
+// Adds what an older export lacks to a tokenizer directory: the engine's weight file
+// (model.weights, engine/directory.h, from its model/ checkpoint), the prebuilt vocabulary
+// pieces.bin and, with the root snap, the prebuilt lexicon root_snap/lexicon.bin (from the
+// checked pieces.json, roots.txt and suffixes.txt); records
+// their checksums in the config and checks that the engine passes the directory's model
+// self-test (else the directory is left as it was: DATA_LOSS, re-export). The segment table is
+// kept: it came from the same weights, and the engine decides a gap as LibTorch does except
+// within float rounding of the threshold. The FNV-1a checksums of an older export are replaced
+// by the faster ones export writes (each file checked first). A directory that has everything
+// is left alone.
 Status upgrade_tokenizer(const std::string& dir);
 
 }  // namespace morpheus::infer

@@ -187,12 +187,57 @@ StatusOr<RootLexicon> RootLexicon::parse(std::string_view roots, std::string_vie
                                          const std::string& roots_name,
                                          const std::string& suffixes_name) {
   RootLexicon lexicon;
+  lexicon.roots_.reserve(static_cast<size_t>(std::count(roots.begin(), roots.end(), '\n')) + 1);
   MORPHEUS_RETURN_IF_ERROR(
       read_entries(roots, roots_name,
                    [&](const std::u32string& w, uint8_t flags) { lexicon.add_root(w, flags); }));
   MORPHEUS_RETURN_IF_ERROR(
       read_entries(suffixes, suffixes_name,
                    [&](const std::u32string& w, uint8_t) { lexicon.add_suffix_chain(w); }));
+  return lexicon;
+}
+
+namespace {
+
+constexpr char kLexiconImageMagic[] = "MPHSRLEX";  // 8 bytes, no terminator in the image
+
+size_t align8(size_t n) { return (n + 7) / 8 * 8; }
+
+}  // namespace
+
+std::string RootLexicon::image() const {
+  const std::string roots = roots_.image();
+  std::string out(16, '\0');
+  std::memcpy(&out[0], kLexiconImageMagic, 8);
+  const uint64_t size = roots.size();
+  std::memcpy(&out[8], &size, 8);
+  out += roots;
+  out.resize(align8(out.size()), '\0');
+  out += suffixes_.image();
+  return out;
+}
+
+StatusOr<RootLexicon> RootLexicon::view(std::string_view image, std::shared_ptr<const void> keep,
+                                        const std::string& name) {
+  const auto damaged = [&name](const std::string& what) {
+    return data_loss(name + ": " + what, "re-run morpheus export, or morpheus upgrade");
+  };
+  uint64_t roots_size = 0;
+  if (image.size() >= 16) std::memcpy(&roots_size, image.data() + 8, 8);
+  if (image.size() < 16 || std::memcmp(image.data(), kLexiconImageMagic, 8) != 0 ||
+      roots_size > image.size() - 16) {
+    return damaged("not a root lexicon image");
+  }
+  const size_t suffixes_at = align8(16 + static_cast<size_t>(roots_size));
+  if (suffixes_at > image.size()) return damaged("truncated root lexicon image");
+  RootLexicon lexicon;
+  std::string error;
+  lexicon.roots_ = FlatStringMap<uint8_t>::view(image.substr(16, roots_size), &error);
+  if (error.empty()) {
+    lexicon.suffixes_ = FlatStringMap<uint8_t>::view(image.substr(suffixes_at), &error);
+  }
+  if (!error.empty()) return damaged(error);
+  lexicon.keep_ = std::move(keep);
   return lexicon;
 }
 

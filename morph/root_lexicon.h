@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,16 @@ class RootLexicon {
   static StatusOr<RootLexicon> parse(std::string_view roots, std::string_view suffixes,
                                      const std::string& roots_name,
                                      const std::string& suffixes_name);
+
+  // Both maps as one image (a tokenizer directory's root_snap/lexicon.bin): magic "MPHSRLEX",
+  // the byte size R of the roots' map image (uint64), that image (core/flat_string_map.h),
+  // zero bytes to a multiple of 8, then the suffix chains' map image. Keys are the UTF-32 of
+  // this (little-endian) host, so a lookup reads the mapped bytes with no conversion.
+  std::string image() const;
+  // A lexicon reading `image` in place, without a parse; `keep` owns the bytes (a mapped file)
+  // and lives as long as the lexicon. DATA_LOSS naming `name` for a damaged or foreign image.
+  static StatusOr<RootLexicon> view(std::string_view image, std::shared_ptr<const void> keep,
+                                    const std::string& name);
 
   void add_root(const std::u32string& root, uint8_t flags = 0) {
     *roots_.insert(key(root), 0).first |= flags;
@@ -128,8 +139,9 @@ class RootLexicon {
 
   // Flat maps (one slot array and one key arena each): the lexicon of a tokenizer directory
   // loads in a few milliseconds and frees in two calls.
-  FlatStringMap<uint8_t> roots_;     // root -> RootFlag bits
-  FlatStringMap<uint8_t> suffixes_;  // suffix chain -> 0
+  FlatStringMap<uint8_t> roots_;      // root -> RootFlag bits
+  FlatStringMap<uint8_t> suffixes_;   // suffix chain -> 0
+  std::shared_ptr<const void> keep_;  // the image a view() reads, or null
 };
 
 }  // namespace morpheus::morph

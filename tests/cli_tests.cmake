@@ -193,6 +193,11 @@ if(MORPHEUS_WITH_TORCH)
     env MORPHEUS_SHARED_DATA=@SHARED@ ${CMAKE_CURRENT_SOURCE_DIR}/cli/choose_threshold.sh ${MF}
     ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.choose_threshold PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  # The student study's diagnosis script (scripts/boundary_breakdown.py) on UD types tune words.
+  add_test(NAME cli.boundary_breakdown COMMAND ${SHARED_DATA} gold/ud_types_segmentation.tsv --
+    ${CMAKE_CURRENT_SOURCE_DIR}/cli/boundary_breakdown.sh ${MF}
+    @SHARED@/gold/ud_types_segmentation.tsv)
+  set_tests_properties(cli.boundary_breakdown PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
   morpheus_cli_test(neural_missing_model 1 --stderr-has "no morpheus.json"
     -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"

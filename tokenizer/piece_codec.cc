@@ -85,8 +85,42 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
                                         std::shared_ptr<const Segmenter> segmenter,
                                         PieceCodecOptions options) {
   PieceCodec codec(std::move(pieces), std::move(segmenter), options);
-  for (size_t i = 0; i < codec.pieces_.size(); ++i) {
-    const std::string& p = codec.pieces_[i];
+  MORPHEUS_RETURN_IF_ERROR(codec.index_pieces(true));
+  return codec;
+}
+
+StatusOr<PieceCodec> PieceCodec::from_image(std::string_view image,
+                                            std::shared_ptr<const void> keep,
+                                            std::shared_ptr<const Segmenter> segmenter,
+                                            PieceCodecOptions options) {
+  std::string error;
+  FlatStringMap<int32_t> ids = FlatStringMap<int32_t>::view(image, &error);
+  if (!error.empty()) return invalid_argument(error, "re-run morpheus export");
+  std::vector<std::string> pieces(ids.size());
+  std::vector<uint8_t> seen(ids.size(), 0);
+  bool ok = true;
+  ids.for_each([&](std::string_view piece, int32_t id) {
+    const int64_t i = static_cast<int64_t>(id) - kFirstPieceId;
+    if (i < 0 || i >= static_cast<int64_t>(pieces.size()) || seen[static_cast<size_t>(i)]) {
+      ok = false;
+      return;
+    }
+    seen[static_cast<size_t>(i)] = 1;
+    pieces[static_cast<size_t>(i)].assign(piece);
+  });
+  if (!ok) return invalid_argument("the vocabulary image does not number its pieces 0..n-1");
+  PieceCodec codec(std::move(pieces), std::move(segmenter), options);
+  codec.piece_ids_ = std::move(ids);
+  codec.keep_ = std::move(keep);
+  MORPHEUS_RETURN_IF_ERROR(codec.index_pieces(false));
+  return codec;
+}
+
+Status PieceCodec::index_pieces(bool build_map) {
+  if (build_map) piece_ids_.reserve(pieces_.size());
+  word_piece_.reserve(pieces_.size());
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    const std::string& p = pieces_[i];
     if (p.empty()) {
       return invalid_argument("piece " + std::to_string(i) + " is empty",
                               "every vocabulary piece needs at least one character");
@@ -95,18 +129,19 @@ StatusOr<PieceCodec> PieceCodec::create(std::vector<std::string> pieces,
       return invalid_argument("piece " + std::to_string(i) + " is not valid UTF-8");
     }
     const char32_t first = utf8::decode_one(p, 0).code_point;
-    codec.max_piece_cps_ = std::max(codec.max_piece_cps_, utf8::length(p));
-    codec.word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
-    const auto [id, inserted] = codec.piece_ids_.insert(p, kFirstPieceId + static_cast<int32_t>(i));
+    max_piece_cps_ = std::max(max_piece_cps_, utf8::length(p));
+    word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
+    if (!build_map) continue;
+    const auto [id, inserted] = piece_ids_.insert(p, kFirstPieceId + static_cast<int32_t>(i));
     if (!inserted) {
       return invalid_argument("piece " + std::to_string(i) + " \"" + p + "\" duplicates piece " +
                               std::to_string(*id - kFirstPieceId));
     }
   }
-  for (size_t c = 0; c < codec.ascii_ids_.size(); ++c) {
-    codec.ascii_ids_[c] = codec.piece_id(std::string(1, static_cast<char>(c)));
+  for (size_t c = 0; c < ascii_ids_.size(); ++c) {
+    ascii_ids_[c] = piece_id(std::string(1, static_cast<char>(c)));
   }
-  return codec;
+  return ok_status();
 }
 
 int32_t PieceCodec::piece_id(std::string_view piece) const {

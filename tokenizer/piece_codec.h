@@ -94,6 +94,15 @@ class PieceCodec {
                                      std::shared_ptr<const Segmenter> segmenter,
                                      PieceCodecOptions options = {});
 
+  // The vocabulary as an image: the piece -> id map (core/flat_string_map.h), a tokenizer
+  // directory's pieces.bin. from_image reads such an image in place (no parse, no hashing);
+  // `keep` owns its bytes (a mapped file) for the codec's life. Its pieces must have ids
+  // kFirstPieceId.. once each and pass create()'s checks; INVALID_ARGUMENT otherwise.
+  std::string image() const { return piece_ids_.image(); }
+  static StatusOr<PieceCodec> from_image(std::string_view image, std::shared_ptr<const void> keep,
+                                         std::shared_ptr<const Segmenter> segmenter,
+                                         PieceCodecOptions options = {});
+
   PieceCodec(PieceCodec&&) noexcept;
   PieceCodec& operator=(PieceCodec&&) noexcept;
   ~PieceCodec();
@@ -138,6 +147,9 @@ class PieceCodec {
 
   PieceCodec(std::vector<std::string> pieces, std::shared_ptr<const Segmenter> segmenter,
              PieceCodecOptions options);
+  // Checks every piece (non-empty, valid UTF-8) and derives word_piece_, max_piece_cps_ and
+  // ascii_ids_; with `build_map`, fills piece_ids_ (a duplicate is an error).
+  Status index_pieces(bool build_map);
   Status fold_units(const std::string& folded, const std::u32string& folded_cps,
                     std::vector<Unit>* units) const;
   // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
@@ -164,6 +176,7 @@ class PieceCodec {
   std::shared_ptr<const Segmenter> segmenter_;
   PieceCodecOptions options_;
   std::unique_ptr<Cache> cache_;
+  std::shared_ptr<const void> keep_;  // the image piece_ids_ reads (from_image), or null
 };
 
 }  // namespace morpheus::tokenizer

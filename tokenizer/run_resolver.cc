@@ -31,7 +31,22 @@ StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::st
             "; this build applies rule " + std::to_string(morph::kRootSnapRule),
         "re-run morpheus export with --root-snap (the table must come from the same rule)");
   }
-  std::string roots;
+  const json& files = config.value("files", json::object());
+  if (files.is_object() && files.contains(kRootSnapImage)) {
+    MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> image,
+                              map_tokenizer_file(dir, config, kRootSnapImage));
+    // The texts it was built from must still be the exported ones (every file is checked).
+    for (const char* f : {kRootSnapRoots, kRootSnapSuffixes}) {
+      MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, f));
+    }
+    const std::string_view bytes = image->bytes();
+    MORPHEUS_ASSIGN_OR_RETURN(
+        morph::RootLexicon lexicon,
+        morph::RootLexicon::view(bytes, std::move(image), path_join(dir, kRootSnapImage)));
+    return std::shared_ptr<const morph::RootLexicon>(
+        std::make_shared<morph::RootLexicon>(std::move(lexicon)));
+  }
+  std::string roots;  // an older export: the two text files
   std::string suffixes;
   MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kRootSnapRoots, &roots));
   MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kRootSnapSuffixes, &suffixes));

@@ -16,6 +16,7 @@
 #include "core/flat_string_map.h"
 #include "core/hash.h"
 #include "core/json_config.h"
+#include "core/mapped_file.h"
 #include "core/utf8.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
@@ -27,23 +28,52 @@ namespace morpheus::tokenizer {
 
 using nlohmann::json;
 
-Status read_tokenizer_file(const std::string& dir, const json& config, const std::string& relative,
-                           std::string* content) {
-  const std::string path = path_join(dir, relative);
+namespace {
+
+// The checksum morpheus.json stores for `relative`, or DATA_LOSS.
+StatusOr<std::string> stored_checksum(const std::string& dir, const json& config,
+                                      const std::string& relative) {
   const json& files = config.value("files", json::object());
   if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
     return data_loss(tokenizer_config_path(dir) + ": no checksum for " + relative,
                      "re-run morpheus export");
   }
-  MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path));
-  const std::string buf = checksum_tag(*content);
-  const std::string want = files[relative].get<std::string>();
-  if (want != buf) {
+  return files[relative].get<std::string>();
+}
+
+}  // namespace
+
+Status verify_tokenizer_bytes(const std::string& dir, const json& config,
+                              const std::string& relative, std::string_view bytes) {
+  MORPHEUS_ASSIGN_OR_RETURN(const std::string want, stored_checksum(dir, config, relative));
+  if (!checksum_matches(bytes, want)) {
     return data_loss(
-        path + " does not match the checksum stored at export (" + buf + " vs " + want + ")",
+        path_join(dir, relative) + " does not match the checksum stored at export (" + want + ")",
         "the file was swapped or damaged; re-run morpheus export");
   }
   return ok_status();
+}
+
+Status read_tokenizer_file(const std::string& dir, const json& config, const std::string& relative,
+                           std::string* content) {
+  MORPHEUS_RETURN_IF_ERROR(stored_checksum(dir, config, relative).status());
+  MORPHEUS_ASSIGN_OR_RETURN(*content, read_file(path_join(dir, relative)));
+  return verify_tokenizer_bytes(dir, config, relative, *content);
+}
+
+StatusOr<std::shared_ptr<const MappedFile>> map_tokenizer_file(const std::string& dir,
+                                                               const json& config,
+                                                               const std::string& relative) {
+  MORPHEUS_RETURN_IF_ERROR(stored_checksum(dir, config, relative).status());
+  MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
+                            MappedFile::open(path_join(dir, relative)));
+  MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_bytes(dir, config, relative, file->bytes()));
+  return file;
+}
+
+StatusOr<std::string> tokenizer_file_checksum(const std::string& path) {
+  MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::open(path));
+  return fast_checksum_tag(file->bytes());
 }
 
 std::string directory_segmenter(const json& config) {
@@ -164,6 +194,34 @@ StatusOr<std::vector<std::string>> read_pieces(const std::string& dir, const jso
   return std::move(sax.pieces);
 }
 
+// The piece codec of the directory: pieces.bin mapped, or else pieces.json parsed (an older
+// export), with the directory's case options; `runs` resolves its letter runs.
+StatusOr<PieceCodec> load_codec(const std::string& dir, const json& config,
+                                std::shared_ptr<const Segmenter> runs) {
+  PieceCodecOptions codec_options;
+  codec_options.turkish_case = config.value("turkish_case", true);
+  codec_options.vocabulary_backoff = true;
+  codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
+  const bool has_image = config.value("files", json::object()).contains(kPiecesImageFile);
+  const std::string pieces_path = path_join(dir, has_image ? kPiecesImageFile : kPiecesFile);
+  std::shared_ptr<const MappedFile> pieces_image;  // pieces.bin, or else pieces.json's pieces
+  std::vector<std::string> pieces;
+  if (has_image) {
+    MORPHEUS_ASSIGN_OR_RETURN(pieces_image, map_tokenizer_file(dir, config, kPiecesImageFile));
+    // The text it was built from must still be the exported one (every file is checked).
+    MORPHEUS_RETURN_IF_ERROR(verify_tokenizer_file(dir, config, kPiecesFile));
+  } else {
+    MORPHEUS_ASSIGN_OR_RETURN(pieces, read_pieces(dir, config));
+  }
+  StatusOr<PieceCodec> codec =
+      has_image ? PieceCodec::from_image(pieces_image->bytes(), pieces_image, runs, codec_options)
+                : PieceCodec::create(std::move(pieces), runs, codec_options);
+  if (!codec.ok()) {
+    return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
+  }
+  return std::move(*codec);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& dir, bool self_test,
@@ -195,27 +253,18 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const std::string& dir,
   tok->config_ = std::make_shared<const json>(std::move(json_config));
   const json& config = *tok->config_;
   MORPHEUS_RETURN_IF_ERROR(check_config(dir, config));
-  MORPHEUS_ASSIGN_OR_RETURN(std::vector<std::string> pieces, read_pieces(dir, config));
   std::string image;
   MORPHEUS_RETURN_IF_ERROR(read_tokenizer_file(dir, config, kSegmentTableFile, &image));
   MORPHEUS_ASSIGN_OR_RETURN(
       SegmentTable table, SegmentTable::parse(std::move(image), path_join(dir, kSegmentTableFile)));
   tok->runs_ = std::make_shared<RunResolver>(dir, tok->config_, std::move(table), std::move(model));
-  PieceCodecOptions codec_options;
-  codec_options.turkish_case = config.value("turkish_case", true);
-  codec_options.vocabulary_backoff = true;
-  codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
-  const std::string pieces_path = path_join(dir, kPiecesFile);
-  StatusOr<PieceCodec> codec = PieceCodec::create(std::move(pieces), tok->runs_, codec_options);
-  if (!codec.ok()) {
-    return data_loss(pieces_path + ": " + codec.status().message(), "re-run morpheus export");
-  }
-  tok->codec_ = std::make_unique<PieceCodec>(std::move(*codec));
+  MORPHEUS_ASSIGN_OR_RETURN(PieceCodec codec, load_codec(dir, config, tok->runs_));
+  tok->codec_ = std::make_unique<PieceCodec>(std::move(codec));
   MORPHEUS_RETURN_IF_ERROR(tok->load_symbols());
   const int64_t vocab_size = config.value("vocab_size", int64_t{-1});
   if (vocab_size != tok->vocab_size()) {
     return data_loss(config_path + " says vocab_size " + std::to_string(vocab_size) + " but " +
-                         pieces_path + " and the special tokens give " +
+                         path_join(dir, kPiecesFile) + " and the special tokens give " +
                          std::to_string(tok->vocab_size()),
                      "the vocabulary does not belong to this tokenizer; re-run morpheus export");
   }

@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "core/flat_string_map.h"
+#include "core/mapped_file.h"
 #include "core/status.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/run_resolver.h"
@@ -82,6 +83,9 @@ constexpr const char* kOldTokenizerConfigFile = "tokenizer.json";
 // and the engine read them): the vocabulary, the segment table, the exported word types, the
 // model's character vocabulary and engine weights, its LibTorch checkpoint, the model card.
 constexpr const char* kPiecesFile = "pieces.json";
+// The vocabulary as a prebuilt image (PieceCodec::image), mapped at load instead of parsing
+// pieces.json; a directory without it (an older export) parses pieces.json.
+constexpr const char* kPiecesImageFile = "pieces.bin";
 constexpr const char* kSegmentTableFile = "segments.bin";
 constexpr const char* kWordsFile = "words.tsv";
 constexpr const char* kCharVocabFile = "char_vocab.json";
@@ -91,6 +95,9 @@ constexpr const char* kModelCardFile = "README.md";
 // The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
 constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
 constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
+// Both lexicons as one prebuilt image (morph::RootLexicon::image), mapped at load instead of
+// parsing the two text files; a directory without it (an older export) parses them.
+constexpr const char* kRootSnapImage = "root_snap/lexicon.bin";
 
 // What cuts the letter runs the table lacks: the "segmenter" entry of morpheus.json names it.
 // "morpheus-model" (and a directory without the entry) is the neural model, created through the
@@ -108,11 +115,21 @@ std::string tokenizer_config_path(const std::string& dir);
 
 // Reads `relative` (a file of the tokenizer directory `dir`) into *content and checks it against
 // its checksum in `config` (the directory's morpheus.json): DATA_LOSS naming the file when it
-// differs or has no checksum. verify_tokenizer_file: the check alone.
+// differs or has no checksum. verify_tokenizer_file: the check alone; verify_tokenizer_bytes:
+// the check of bytes already read or mapped; map_tokenizer_file: the file mapped, then checked.
 Status read_tokenizer_file(const std::string& dir, const nlohmann::json& config,
                            const std::string& relative, std::string* content);
 Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
                              const std::string& relative);
+Status verify_tokenizer_bytes(const std::string& dir, const nlohmann::json& config,
+                              const std::string& relative, std::string_view bytes);
+StatusOr<std::shared_ptr<const MappedFile>> map_tokenizer_file(const std::string& dir,
+                                                               const nlohmann::json& config,
+                                                               const std::string& relative);
+// The checksum morpheus.json stores for a file of the directory (core/hash.h's
+// fast_checksum_tag: every load verifies every file it reads; older exports' FNV-1a tags are
+// still verified).
+StatusOr<std::string> tokenizer_file_checksum(const std::string& path);
 
 class Tokenizer;
 // The special_self_test entry of morpheus.json for `tok` (format 3, see above).

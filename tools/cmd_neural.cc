@@ -341,12 +341,15 @@ void register_upgrade(CLI::App& app, CommandRegistry& registry) {
   auto dir = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
       "upgrade",
-      "Adds the torch-free engine's weights (model.weights) to a tokenizer directory exported "
-      "before the engine, from its model/, and checks them with its model self-test");
+      "Adds what an older export lacks to a tokenizer directory: the torch-free engine's weights "
+      "(model.weights, from its model/), the prebuilt vocabulary (pieces.bin) and root snap "
+      "lexicon (root_snap/lexicon.bin), both mapped at load, and the faster checksums of its "
+      "files; then checks the directory with its model self-test");
   cmd->add_option("--model", *dir, "Tokenizer directory (morpheus export)")->required();
   registry.add(cmd, [dir] {
     MORPHEUS_RETURN_IF_ERROR(infer::upgrade_tokenizer(*dir));
-    MORPHEUS_LOG(kInfo, "upgrade: ", *dir, " has its engine weights");
+    MORPHEUS_LOG(kInfo, "upgrade: ", *dir,
+                 " is up to date (engine weights, prebuilt images, checksums)");
     return ok_status();
   });
 }

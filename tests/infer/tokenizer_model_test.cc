@@ -650,19 +650,20 @@ TEST_F(TokenizerModelTest, SwappedWeightsFailTheChecksumThenTheSelfTest) {
 }
 
 TEST_F(TokenizerModelTest, SwappedVocabularyFailsToLoad) {
-  // pieces.json of another export: caught by the checksum, and with a matching checksum by the
-  // size check or the table self-test.
+  // The vocabulary of another export (pieces.json and its image pieces.bin): caught by the
+  // checksums, and with matching checksums by the size check or the table self-test.
   const std::string other = export_tiny(*root_, 9);
   const std::string victim = path_join(*root_, "swapped_vocab");
   fs::copy(*tok_dir_, victim, fs::copy_options::recursive);
-  fs::copy_file(path_join(other, "pieces.json"), path_join(victim, "pieces.json"),
-                fs::copy_options::overwrite_existing);
+  for (const char* f : {tokenizer::kPiecesFile, tokenizer::kPiecesImageFile}) {
+    fs::copy_file(path_join(other, f), path_join(victim, f), fs::copy_options::overwrite_existing);
+    StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok = load_with_model(victim);
+    ASSERT_FALSE(tok.ok()) << f;
+    EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
+    EXPECT_NE(tok.status().message().find("checksum"), std::string::npos);
+    update_checksum(victim, f);
+  }
   StatusOr<std::unique_ptr<tokenizer::Tokenizer>> tok = load_with_model(victim);
-  ASSERT_FALSE(tok.ok());
-  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
-  EXPECT_NE(tok.status().message().find("checksum"), std::string::npos);
-  update_checksum(victim, "pieces.json");
-  tok = load_with_model(victim);
   ASSERT_FALSE(tok.ok());
   EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss) << tok.status().to_string();
 }
@@ -787,16 +788,22 @@ TEST_F(TokenizerModelTest, CloseCallsOfTheTorchModelAreTheEngines) {
   EXPECT_GT(torch_model.close_calls(), 0u);
 }
 
-// A copy of the tiny directory as exported before the engine: no model.weights.
+// A copy of the tiny directory as exported before the engine and the prebuilt images: no
+// model.weights, pieces.bin or root_snap/lexicon.bin, and FNV-1a checksums.
 std::string older_copy(const std::string& dir, const std::string& root) {
   const std::string copy = path_join(root, "older");
   std::error_code ec;
   fs::remove_all(copy, ec);
   fs::copy(dir, copy, fs::copy_options::recursive);
   nlohmann::json config = *load_json_file(path_join(copy, "morpheus.json"));
-  config["files"].erase("model.weights");
+  for (const char* f : {"model.weights", tokenizer::kPiecesImageFile, tokenizer::kRootSnapImage}) {
+    config["files"].erase(f);
+    fs::remove(path_join(copy, f), ec);
+  }
+  for (auto& [relative, tag] : config["files"].items()) {
+    tag = file_checksum(path_join(copy, relative)).value();
+  }
   EXPECT_TRUE(write_file_atomic(path_join(copy, "morpheus.json"), config.dump(2)).ok());
-  fs::remove(path_join(copy, "model.weights"));
   return copy;
 }
 
@@ -813,6 +820,17 @@ TEST_F(TokenizerModelTest, UpgradeAddsTheEngineWeightsToAnOlderDirectory) {
   }
   ASSERT_TRUE(upgrade_tokenizer(older).ok());
   const std::string upgraded = *read_file(path_join(older, "morpheus.json"));
+  const nlohmann::json files = nlohmann::json::parse(upgraded)["files"];
+  const bool snap =
+      load_json_file(path_join(*tok_dir_, "morpheus.json"))->value("root_snap", false);
+  for (const char* f : {"model.weights", tokenizer::kPiecesImageFile, tokenizer::kRootSnapImage}) {
+    if (f == std::string(tokenizer::kRootSnapImage) && !snap) continue;
+    EXPECT_TRUE(files.contains(f)) << f;
+    EXPECT_EQ(*read_file(path_join(older, f)), *read_file(path_join(*tok_dir_, f))) << f;
+  }
+  for (const auto& [relative, tag] : files.items()) {  // every file under the faster checksum
+    EXPECT_EQ(tag.get<std::string>().rfind("lanes64:", 0), 0u) << relative;
+  }
   std::vector<int32_t> want, got;
   ASSERT_TRUE(load_engine(*tok_dir_)->encode(text, &want, false).ok());
   ASSERT_TRUE(load_engine(older)->encode(text, &got, false).ok());

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/file_util.h"
 #include "tests/morph/small_lexicon.h"
@@ -135,6 +138,54 @@ TEST(RootLexiconTest, ParseNamesTheLineOfInvalidUtf8AndReadsALastLineWithoutNewl
   EXPECT_EQ(lex->flags_of(U"gel"), kRootIsVerb);
   EXPECT_EQ(lex->num_suffix_chains(), 1u);
   EXPECT_EQ(lex->root_split(U"evlar"), 2u);
+}
+
+TEST(RootLexiconTest, AViewOfItsImageAnswersAsTheParsedLexicon) {
+  const StatusOr<RootLexicon> parsed = RootLexicon::parse(
+      "kitap CL_ISIM IS_SD\nev CL_ISIM\ngel CL_FIIL\nkal CL_FIIL\nsaat CL_ISIM IS_UU\n",
+      "lar\nı\ndı\nler\nlerde\ni\nıyor\n", "r", "s");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  const std::string image = parsed->image();
+  EXPECT_EQ(image, parsed->image());
+  // In 8-byte aligned memory, as a mapped file is, owned by the view.
+  auto words = std::make_shared<std::vector<uint64_t>>((image.size() + 7) / 8);
+  std::memcpy(words->data(), image.data(), image.size());
+  const std::string_view bytes(reinterpret_cast<const char*>(words->data()), image.size());
+  StatusOr<RootLexicon> view = RootLexicon::view(bytes, words, "lexicon.bin");
+  words.reset();  // the view keeps the bytes alive
+  ASSERT_TRUE(view.ok()) << view.status().to_string();
+  EXPECT_EQ(view->num_roots(), parsed->num_roots());
+  EXPECT_EQ(view->num_suffix_chains(), parsed->num_suffix_chains());
+  for (const char32_t* w : {U"kitabı", U"evler", U"evlerde", U"kaldırdı", U"saati", U"geldi",
+                            U"gelıyor", U"xyz", U"kitap", U"a"}) {
+    EXPECT_EQ(view->snap_root(w).root, parsed->snap_root(w).root);
+    EXPECT_EQ(view->snap_root(w).voice_cuts, parsed->snap_root(w).voice_cuts);
+    EXPECT_EQ(view->root_split(w), parsed->root_split(w));
+  }
+  EXPECT_EQ(view->flags_of(U"kitap"), kRootSoftens);
+  EXPECT_EQ(view->flags_of(U"gel"), kRootIsVerb);
+  EXPECT_EQ(view->flags_of(U"kit"), -1);
+}
+
+TEST(RootLexiconTest, ADamagedImageIsDataLossNamingIt) {
+  const std::string image = testing::small_lexicon().image();
+  const auto code_of = [](std::string bytes) {
+    auto words = std::make_shared<std::vector<uint64_t>>((bytes.size() + 7) / 8);
+    std::memcpy(words->data(), bytes.data(), bytes.size());
+    const StatusOr<RootLexicon> view = RootLexicon::view(
+        {reinterpret_cast<const char*>(words->data()), bytes.size()}, words, "dir/lexicon.bin");
+    if (!view.ok()) {
+      EXPECT_NE(view.status().message().find("dir/lexicon.bin"), std::string::npos);
+    }
+    return view.status().code();
+  };
+  EXPECT_EQ(code_of(image), StatusCode::kOk);
+  EXPECT_EQ(code_of(image.substr(0, image.size() - 8)), StatusCode::kDataLoss);
+  EXPECT_EQ(code_of(image.substr(0, 12)), StatusCode::kDataLoss);
+  EXPECT_EQ(code_of("MPHSRLEX" + std::string(8, '\xff')), StatusCode::kDataLoss);
+  std::string magic = image;
+  magic[3] = 'x';
+  EXPECT_EQ(code_of(magic), StatusCode::kDataLoss);
 }
 
 }  // namespace

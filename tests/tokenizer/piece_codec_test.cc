@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "core/file_util.h"
+#include "core/flat_string_map.h"
 #include "core/utf8.h"
 #include "tests/support/test_support.h"
 
@@ -44,15 +47,18 @@ std::vector<std::string> pairs_segmenter(std::string_view word) {
   return out;
 }
 
+// evlerde -> ev ler de, every other run in pairs.
+std::shared_ptr<const Segmenter> codec_segmenter() {
+  return by([](std::string_view w) {
+    if (w == "evlerde") return std::vector<std::string>{"ev", "ler", "de"};
+    return pairs_segmenter(w);
+  });
+}
+
 PieceCodec make_codec() {
   std::vector<std::string> pieces = {"ev", "ler", "de", "i", "ı", "st", "an", "bu", "l", "ka",
                                      "ra", " ",   ".",  "ş", "ç", "ğ",  "ö",  "ü",  "a", "e"};
-  return PieceCodec::create(pieces, by([](std::string_view w) {
-                              if (w == "evlerde")
-                                return std::vector<std::string>{"ev", "ler", "de"};
-                              return pairs_segmenter(w);
-                            }))
-      .value();
+  return PieceCodec::create(pieces, codec_segmenter()).value();
 }
 
 std::string round_trip(const PieceCodec& codec, const std::string& text) {
@@ -161,6 +167,42 @@ TEST(PieceCodecTest, DecodeRejectsBadIds) {
 TEST(PieceCodecTest, DuplicateOrEmptyPiecesAreRejected) {
   EXPECT_FALSE(PieceCodec::create({"a", "a"}, nullptr).ok());
   EXPECT_FALSE(PieceCodec::create({"a", ""}, nullptr).ok());
+}
+
+TEST(PieceCodecTest, ACodecFromItsImageEncodesAndDecodesAlike) {
+  const PieceCodec codec = make_codec();
+  const std::string image = codec.image();
+  // In 8-byte aligned memory (as a mapped file is), owned by the codec.
+  auto words = std::make_shared<std::vector<uint64_t>>((image.size() + 7) / 8);
+  std::memcpy(words->data(), image.data(), image.size());
+  const std::string_view bytes(reinterpret_cast<const char*>(words->data()), image.size());
+  StatusOr<PieceCodec> viewed = PieceCodec::from_image(bytes, words, codec_segmenter());
+  words.reset();
+  ASSERT_TRUE(viewed.ok()) << viewed.status().to_string();
+  EXPECT_EQ(viewed->pieces(), codec.pieces());
+  EXPECT_EQ(viewed->vocab_size(), codec.vocab_size());
+  for (const std::string text : {"Evlerde bu kadar.", "BUSTAN ış", "çğöü 12 \xf0\x9f\x98\x80"}) {
+    const std::vector<int32_t> want = codec.encode(text).value();
+    EXPECT_EQ(viewed->encode(text).value(), want) << text;
+    EXPECT_EQ(viewed->decode(want).value(), text);
+  }
+  EXPECT_EQ(viewed->piece_id("ler"), codec.piece_id("ler"));
+  EXPECT_EQ(viewed->piece_id("xyz"), -1);
+}
+
+TEST(PieceCodecTest, AnImageThatDoesNotNumberItsPiecesIsRejected) {
+  FlatStringMap<int32_t> ids;  // ids 259 and 261: 260 is missing
+  ids.insert("ev", PieceCodec::kFirstPieceId);
+  ids.insert("ler", PieceCodec::kFirstPieceId + 2);
+  const std::string image = ids.image();
+  auto words = std::make_shared<std::vector<uint64_t>>((image.size() + 7) / 8);
+  std::memcpy(words->data(), image.data(), image.size());
+  const std::string_view bytes(reinterpret_cast<const char*>(words->data()), image.size());
+  const StatusOr<PieceCodec> codec = PieceCodec::from_image(bytes, words, nullptr);
+  ASSERT_FALSE(codec.ok());
+  EXPECT_EQ(codec.status().code(), StatusCode::kInvalidArgument);
+  const StatusOr<PieceCodec> garbage = PieceCodec::from_image(bytes.substr(0, 30), words, nullptr);
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(PieceCodecTest, SegmentWordKeepsOriginalCase) {

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <future>
 #include <memory>
@@ -19,7 +20,9 @@
 
 #include "core/file_util.h"
 #include "core/hash.h"
+#include "core/json_config.h"
 #include "core/utf8.h"
+#include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/case_fold.h"
@@ -520,6 +523,118 @@ TEST(TokenizerTest, ModelAnswersGetTheRootSnapBeforeTheyAreUsedOrCached) {
   CacheFileInfo info;
   ASSERT_TRUE(read_cache_file(cache, 0, &records, &info).ok());
   EXPECT_EQ(records.at("kitaplar"), "kitap l ar");
+}
+
+// Adds pieces.bin (the image of pieces.json) to a write_dir directory, with its checksum.
+void replace_pieces_by_image(const std::string& dir) {
+  const json pieces = load_json_file(path_join(dir, kPiecesFile)).value();
+  const StatusOr<PieceCodec> codec =
+      PieceCodec::create(pieces.at("pieces").get<std::vector<std::string>>(), nullptr);
+  ASSERT_TRUE(codec.ok()) << codec.status().to_string();
+  const std::string image_path = path_join(dir, kPiecesImageFile);
+  ASSERT_TRUE(write_file_atomic(image_path, codec->image()).ok());
+  json config = load_json_file(path_join(dir, "morpheus.json")).value();
+  config["files"][kPiecesImageFile] = tokenizer_file_checksum(image_path).value();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+}
+
+TEST(TokenizerTest, ThePrebuiltVocabularyImageGivesTheSameIds) {
+  const std::string dir = write_dir("tok_pieces_image");
+  const std::string text = "Kitaplarımızdan evlerde çocuk, KİTAP 12.";  // table runs only
+  std::vector<int32_t> want;
+  ASSERT_TRUE(Tokenizer::load(dir, true, {}).value()->encode(text, &want, false).ok());
+  replace_pieces_by_image(dir);
+  const auto tok = Tokenizer::load(dir, true, {});  // its self-tests pass too
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  std::vector<int32_t> got;
+  ASSERT_TRUE((*tok)->encode(text, &got, false).ok());
+  EXPECT_EQ(got, want);
+  std::string back;
+  ASSERT_TRUE((*tok)->decode(want, &back).ok());
+  EXPECT_EQ(back, text);
+}
+
+TEST(TokenizerTest, ADamagedVocabularyImageIsDataLossNamingIt) {
+  const std::string dir = write_dir("tok_pieces_image_bad");
+  replace_pieces_by_image(dir);
+  const std::string image_path = path_join(dir, kPiecesImageFile);
+  std::string image = read_file(image_path).value();
+  image[image.size() - 3] = static_cast<char>(image[image.size() - 3] ^ 0x20);
+  ASSERT_TRUE(write_file_atomic(image_path, image).ok());
+  const auto tok = Tokenizer::load(dir, true, {});
+  ASSERT_FALSE(tok.ok());
+  EXPECT_EQ(tok.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(tok.status().message().find("pieces.bin"), std::string::npos)
+      << tok.status().to_string();
+}
+
+// Adds root_snap/lexicon.bin (the image of the directory's lexicon texts) to a write_snap_dir
+// directory, with its checksum.
+void replace_lexicon_texts_by_image(const std::string& dir) {
+  const StatusOr<morph::RootLexicon> lexicon =
+      morph::RootLexicon::load(path_join(dir, kRootSnapRoots), path_join(dir, kRootSnapSuffixes));
+  ASSERT_TRUE(lexicon.ok()) << lexicon.status().to_string();
+  const std::string image_path = path_join(dir, kRootSnapImage);
+  ASSERT_TRUE(write_file_atomic(image_path, lexicon->image()).ok());
+  json config = load_json_file(path_join(dir, "morpheus.json")).value();
+  config["files"][kRootSnapImage] = tokenizer_file_checksum(image_path).value();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+}
+
+TEST(TokenizerTest, RootSnapReadsThePrebuiltLexiconImage) {
+  const std::string dir = write_snap_dir("tok_snap_image", {"kitap", "l", "ar"});
+  replace_lexicon_texts_by_image(dir);
+  int calls = 0;
+  auto tok = Tokenizer::load(
+      dir, true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  EXPECT_EQ((*tok)->segment("Kitaplar2").value(),
+            (std::vector<std::string>{"Kitap", "l", "a", "r", "2"}));  // as from the texts
+  // The snap read the image: a damaged one fails (ADamagedLexiconImageIsDataLossNamingIt).
+}
+
+TEST(TokenizerTest, TheTextsBehindTheImagesAreStillChecked) {
+  const std::string dir = write_snap_dir("tok_image_texts", {"kitap", "l", "ar"});
+  replace_lexicon_texts_by_image(dir);
+  replace_pieces_by_image(dir);
+  ASSERT_TRUE(write_file_atomic(path_join(dir, kRootSnapRoots), "ev\n").ok());
+  int calls = 0;
+  auto tok = Tokenizer::load(
+      dir, true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  const StatusOr<Segmenter*> model = (*tok)->model();
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("roots.txt"), std::string::npos)
+      << model.status().to_string();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, kPiecesFile), "{\"pieces\": []}").ok());
+  const auto swapped = Tokenizer::load(dir, true, {});
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find("pieces.json"), std::string::npos)
+      << swapped.status().to_string();
+}
+
+TEST(TokenizerTest, ADamagedLexiconImageIsDataLossNamingIt) {
+  const std::string dir = write_snap_dir("tok_snap_image_bad", {"kitap", "l", "ar"});
+  replace_lexicon_texts_by_image(dir);
+  const std::string image_path = path_join(dir, kRootSnapImage);
+  std::string image = read_file(image_path).value();
+  image[image.size() / 2] = static_cast<char>(image[image.size() / 2] ^ 0x10);
+  ASSERT_TRUE(write_file_atomic(image_path, image).ok());
+  int calls = 0;
+  auto tok = Tokenizer::load(
+      dir, true, test_model([&]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();  // the table loads; the model stage fails
+  const StatusOr<Segmenter*> model = (*tok)->model();
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(model.status().message().find("lexicon.bin"), std::string::npos)
+      << model.status().to_string();
 }
 
 TEST(TokenizerTest, ModelThatFailsTheSelfTestIsRefused) {
