@@ -29,8 +29,7 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_engine(
 StatusOr<std::unique_ptr<EngineSegmenter>> load_directory_model(const std::string& dir,
                                                                 const json& config,
                                                                 EngineSegmenterOptions options) {
-  const json& files = config.value("files", json::object());
-  if (!files.is_object() || !files.contains(kDirectoryWeights)) {
+  if (!tokenizer::lists_file(config, kDirectoryWeights)) {
     return failed_precondition(
         dir + " has no " + kDirectoryWeights + " (exported before the torch-free engine)",
         "add it with: morpheus upgrade --model " + dir + " (or re-run morpheus export)");

@@ -186,8 +186,9 @@ StatusOr<std::unique_ptr<WeightFile>> WeightFile::open(const std::string& path) 
     return Status(StatusCode::kUnimplemented, "weight files are read on little-endian hosts only");
   }
   StatusOr<std::shared_ptr<const MappedFile>> mapped = MappedFile::open(path);
-  if (!mapped.ok())
+  if (!mapped.ok()) {
     return Status(mapped.status().code(), mapped.status().message(), kWeightFileHint);
+  }
   const std::string_view bytes = (*mapped)->bytes();
   const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
   size_t json_size = 0, data_offset = 0;
@@ -196,8 +197,6 @@ StatusOr<std::unique_ptr<WeightFile>> WeightFile::open(const std::string& path) 
   std::unique_ptr<WeightFile> file(new WeightFile());
   file->path_ = path;
   file->data_offset_ = data_offset;
-  file->size_ = bytes.size();
-  file->base_ = base;
   file->mapping_ = std::move(*mapped);
   MORPHEUS_RETURN_IF_ERROR(file->parse_header(
       std::string(reinterpret_cast<const char*>(base + kWeightHeaderBytes), json_size)));
@@ -220,7 +219,7 @@ Status WeightFile::parse_header(const std::string& json_text) {
   std::map<std::string, std::vector<int64_t>> expected;
   for (TensorSpec& spec : expected_tensors(config_)) expected.emplace(spec.name, spec.shape);
   std::vector<std::pair<size_t, size_t>> ranges;  // [begin, end) relative to the data offset
-  const size_t data_size = size_ - data_offset_;
+  const size_t data_size = size_bytes() - data_offset_;
   for (const nlohmann::json& t : header["tensors"]) {
     std::string name;
     TensorView view;
@@ -254,7 +253,7 @@ Status WeightFile::parse_header(const std::string& json_text) {
                                    ") lies outside the data section of " +
                                    std::to_string(data_size) + " bytes or is misaligned");
     }
-    view.data = reinterpret_cast<const float*>(base_ + data_offset_ + offset);
+    view.data = reinterpret_cast<const float*>(base() + data_offset_ + offset);
     ranges.emplace_back(offset, offset + bytes);
     tensors_.emplace(name, std::move(view));
     expected.erase(it);

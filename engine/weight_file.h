@@ -79,18 +79,20 @@ class WeightFile {
   // The tensor `name` of expected_tensors(config()); throws InternalError for another name.
   const TensorView& tensor(const std::string& name) const;
   const std::string& path() const { return path_; }
-  size_t size_bytes() const { return size_; }
+  size_t size_bytes() const { return mapping_->bytes().size(); }
   // The whole file as mapped (for the directory's checksum of it: no second read).
-  std::string_view bytes() const { return {reinterpret_cast<const char*>(base_), size_}; }
+  std::string_view bytes() const { return mapping_->bytes(); }
 
  private:
   WeightFile() = default;
   Status parse_header(const std::string& json_text);
 
   std::string path_;
+  const unsigned char* base() const {
+    return reinterpret_cast<const unsigned char*>(mapping_->bytes().data());
+  }
+
   std::shared_ptr<const MappedFile> mapping_;
-  const unsigned char* base_ = nullptr;  // mapping_'s bytes
-  size_t size_ = 0;
   size_t data_offset_ = 0;
   EngineConfig config_;
   std::unordered_map<std::string, TensorView> tensors_;

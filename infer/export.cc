@@ -199,10 +199,6 @@ namespace morpheus::infer {
 
 namespace {
 
-bool has_file(const json& files, const char* relative) {
-  return files.is_object() && files.contains(relative);
-}
-
 // Writes model.weights from the directory's LibTorch checkpoint.
 Status add_engine_weights(const std::string& dir, const json& config) {
   for (const char* f : {"model/model.pt", "model/config.json", tokenizer::kCharVocabFile}) {
@@ -231,8 +227,9 @@ StatusOr<std::vector<std::string>> add_images(const std::string& dir, const json
 Status retag_files(const std::string& dir, json* config, bool* retagged) {
   for (auto& [relative, tag] : (*config)["files"].items()) {
     if (!tag.is_string() || tag.get<std::string>().rfind("fnv1a64:", 0) != 0) continue;
-    MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, *config, relative));
-    MORPHEUS_ASSIGN_OR_RETURN(tag, tokenizer::tokenizer_file_checksum(path_join(dir, relative)));
+    std::string content;  // read once: checked against the old tag, then tagged anew
+    MORPHEUS_RETURN_IF_ERROR(tokenizer::read_tokenizer_file(dir, *config, relative, &content));
+    tag = tokenizer::tokenizer_checksum(content);
     *retagged = true;
   }
   return ok_status();
@@ -247,13 +244,13 @@ Status upgrade_tokenizer(const std::string& dir) {
   std::vector<std::string> added;  // relative paths
   bool retagged = false;
   Status status = ok_status();
-  if (!has_file(config["files"], engine::kDirectoryWeights)) {
+  if (!tokenizer::lists_file(config, engine::kDirectoryWeights)) {
     status = add_engine_weights(dir, config);
     if (status.ok()) added.push_back(engine::kDirectoryWeights);
   }
   const bool snap = config.value("root_snap", false);
-  if (status.ok() && (!has_file(config["files"], tokenizer::kPiecesImageFile) ||
-                      (snap && !has_file(config["files"], tokenizer::kRootSnapImage)))) {
+  if (status.ok() && (!tokenizer::lists_file(config, tokenizer::kPiecesImageFile) ||
+                      (snap && !tokenizer::lists_file(config, tokenizer::kRootSnapImage)))) {
     StatusOr<std::vector<std::string>> images = add_images(dir, config);
     status = images.status();
     if (images.ok()) added.insert(added.end(), images->begin(), images->end());

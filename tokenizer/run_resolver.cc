@@ -31,8 +31,7 @@ StatusOr<std::shared_ptr<const morph::RootLexicon>> load_root_snap(const std::st
             "; this build applies rule " + std::to_string(morph::kRootSnapRule),
         "re-run morpheus export with --root-snap (the table must come from the same rule)");
   }
-  const json& files = config.value("files", json::object());
-  if (files.is_object() && files.contains(kRootSnapImage)) {
+  if (lists_file(config, kRootSnapImage)) {
     MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> image,
                               map_tokenizer_file(dir, config, kRootSnapImage));
     // The texts it was built from must still be the exported ones (every file is checked).

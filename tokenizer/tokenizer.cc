@@ -33,15 +33,19 @@ namespace {
 // The checksum morpheus.json stores for `relative`, or DATA_LOSS.
 StatusOr<std::string> stored_checksum(const std::string& dir, const json& config,
                                       const std::string& relative) {
-  const json& files = config.value("files", json::object());
-  if (!files.is_object() || !files.contains(relative) || !files[relative].is_string()) {
+  if (!lists_file(config, relative) || !config.at("files").at(relative).is_string()) {
     return data_loss(tokenizer_config_path(dir) + ": no checksum for " + relative,
                      "re-run morpheus export");
   }
-  return files[relative].get<std::string>();
+  return config.at("files").at(relative).get<std::string>();
 }
 
 }  // namespace
+
+bool lists_file(const json& config, const std::string& relative) {
+  const auto files = config.find("files");
+  return files != config.end() && files->is_object() && files->contains(relative);
+}
 
 Status verify_tokenizer_bytes(const std::string& dir, const json& config,
                               const std::string& relative, std::string_view bytes) {
@@ -73,8 +77,10 @@ StatusOr<std::shared_ptr<const MappedFile>> map_tokenizer_file(const std::string
 
 StatusOr<std::string> tokenizer_file_checksum(const std::string& path) {
   MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::open(path));
-  return fast_checksum_tag(file->bytes());
+  return tokenizer_checksum(file->bytes());
 }
+
+std::string tokenizer_checksum(std::string_view bytes) { return fast_checksum_tag(bytes); }
 
 std::string directory_segmenter(const json& config) {
   const json& entry = config.value("segmenter", json::object());
@@ -202,7 +208,7 @@ StatusOr<PieceCodec> load_codec(const std::string& dir, const json& config,
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
   codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
-  const bool has_image = config.value("files", json::object()).contains(kPiecesImageFile);
+  const bool has_image = lists_file(config, kPiecesImageFile);
   const std::string pieces_path = path_join(dir, has_image ? kPiecesImageFile : kPiecesFile);
   std::shared_ptr<const MappedFile> pieces_image;  // pieces.bin, or else pieces.json's pieces
   std::vector<std::string> pieces;

@@ -126,10 +126,13 @@ Status verify_tokenizer_bytes(const std::string& dir, const nlohmann::json& conf
 StatusOr<std::shared_ptr<const MappedFile>> map_tokenizer_file(const std::string& dir,
                                                                const nlohmann::json& config,
                                                                const std::string& relative);
+// Whether `config` (a directory's morpheus.json) lists `relative` among its checksummed files.
+bool lists_file(const nlohmann::json& config, const std::string& relative);
 // The checksum morpheus.json stores for a file of the directory (core/hash.h's
 // fast_checksum_tag: every load verifies every file it reads; older exports' FNV-1a tags are
 // still verified).
 StatusOr<std::string> tokenizer_file_checksum(const std::string& path);
+std::string tokenizer_checksum(std::string_view bytes);
 
 class Tokenizer;
 // The special_self_test entry of morpheus.json for `tok` (format 3, see above).

@@ -525,17 +525,31 @@ TEST(TokenizerTest, ModelAnswersGetTheRootSnapBeforeTheyAreUsedOrCached) {
   EXPECT_EQ(records.at("kitaplar"), "kitap l ar");
 }
 
+// `dir` loaded with a PairSegmenter as its model (any letter run encodes).
+StatusOr<std::unique_ptr<Tokenizer>> load_any_text(const std::string& dir) {
+  static int calls = 0;
+  return Tokenizer::load(
+      dir, true, test_model([]() {
+        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
+      }));
+}
+
+// Writes `image` as the file `relative` of the directory `dir` and lists it with its checksum.
+void add_image(const std::string& dir, const char* relative, const std::string& image) {
+  const std::string path = path_join(dir, relative);
+  ASSERT_TRUE(write_file_atomic(path, image).ok());
+  json config = load_json_file(path_join(dir, "morpheus.json")).value();
+  config["files"][relative] = tokenizer_file_checksum(path).value();
+  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+}
+
 // Adds pieces.bin (the image of pieces.json) to a write_dir directory, with its checksum.
-void replace_pieces_by_image(const std::string& dir) {
+void add_pieces_image(const std::string& dir) {
   const json pieces = load_json_file(path_join(dir, kPiecesFile)).value();
   const StatusOr<PieceCodec> codec =
       PieceCodec::create(pieces.at("pieces").get<std::vector<std::string>>(), nullptr);
   ASSERT_TRUE(codec.ok()) << codec.status().to_string();
-  const std::string image_path = path_join(dir, kPiecesImageFile);
-  ASSERT_TRUE(write_file_atomic(image_path, codec->image()).ok());
-  json config = load_json_file(path_join(dir, "morpheus.json")).value();
-  config["files"][kPiecesImageFile] = tokenizer_file_checksum(image_path).value();
-  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+  add_image(dir, kPiecesImageFile, codec->image());
 }
 
 TEST(TokenizerTest, ThePrebuiltVocabularyImageGivesTheSameIds) {
@@ -543,7 +557,7 @@ TEST(TokenizerTest, ThePrebuiltVocabularyImageGivesTheSameIds) {
   const std::string text = "Kitaplarımızdan evlerde çocuk, KİTAP 12.";  // table runs only
   std::vector<int32_t> want;
   ASSERT_TRUE(Tokenizer::load(dir, true, {}).value()->encode(text, &want, false).ok());
-  replace_pieces_by_image(dir);
+  add_pieces_image(dir);
   const auto tok = Tokenizer::load(dir, true, {});  // its self-tests pass too
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   std::vector<int32_t> got;
@@ -556,7 +570,7 @@ TEST(TokenizerTest, ThePrebuiltVocabularyImageGivesTheSameIds) {
 
 TEST(TokenizerTest, ADamagedVocabularyImageIsDataLossNamingIt) {
   const std::string dir = write_dir("tok_pieces_image_bad");
-  replace_pieces_by_image(dir);
+  add_pieces_image(dir);
   const std::string image_path = path_join(dir, kPiecesImageFile);
   std::string image = read_file(image_path).value();
   image[image.size() - 3] = static_cast<char>(image[image.size() - 3] ^ 0x20);
@@ -570,25 +584,17 @@ TEST(TokenizerTest, ADamagedVocabularyImageIsDataLossNamingIt) {
 
 // Adds root_snap/lexicon.bin (the image of the directory's lexicon texts) to a write_snap_dir
 // directory, with its checksum.
-void replace_lexicon_texts_by_image(const std::string& dir) {
+void add_lexicon_image(const std::string& dir) {
   const StatusOr<morph::RootLexicon> lexicon =
       morph::RootLexicon::load(path_join(dir, kRootSnapRoots), path_join(dir, kRootSnapSuffixes));
   ASSERT_TRUE(lexicon.ok()) << lexicon.status().to_string();
-  const std::string image_path = path_join(dir, kRootSnapImage);
-  ASSERT_TRUE(write_file_atomic(image_path, lexicon->image()).ok());
-  json config = load_json_file(path_join(dir, "morpheus.json")).value();
-  config["files"][kRootSnapImage] = tokenizer_file_checksum(image_path).value();
-  ASSERT_TRUE(write_file_atomic(path_join(dir, "morpheus.json"), config.dump()).ok());
+  add_image(dir, kRootSnapImage, lexicon->image());
 }
 
 TEST(TokenizerTest, RootSnapReadsThePrebuiltLexiconImage) {
   const std::string dir = write_snap_dir("tok_snap_image", {"kitap", "l", "ar"});
-  replace_lexicon_texts_by_image(dir);
-  int calls = 0;
-  auto tok = Tokenizer::load(
-      dir, true, test_model([&]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
+  add_lexicon_image(dir);
+  auto tok = load_any_text(dir);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   EXPECT_EQ((*tok)->segment("Kitaplar2").value(),
             (std::vector<std::string>{"Kitap", "l", "a", "r", "2"}));  // as from the texts
@@ -597,14 +603,10 @@ TEST(TokenizerTest, RootSnapReadsThePrebuiltLexiconImage) {
 
 TEST(TokenizerTest, TheTextsBehindTheImagesAreStillChecked) {
   const std::string dir = write_snap_dir("tok_image_texts", {"kitap", "l", "ar"});
-  replace_lexicon_texts_by_image(dir);
-  replace_pieces_by_image(dir);
+  add_lexicon_image(dir);
+  add_pieces_image(dir);
   ASSERT_TRUE(write_file_atomic(path_join(dir, kRootSnapRoots), "ev\n").ok());
-  int calls = 0;
-  auto tok = Tokenizer::load(
-      dir, true, test_model([&]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
+  auto tok = load_any_text(dir);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   const StatusOr<Segmenter*> model = (*tok)->model();
   ASSERT_FALSE(model.ok());
@@ -619,16 +621,12 @@ TEST(TokenizerTest, TheTextsBehindTheImagesAreStillChecked) {
 
 TEST(TokenizerTest, ADamagedLexiconImageIsDataLossNamingIt) {
   const std::string dir = write_snap_dir("tok_snap_image_bad", {"kitap", "l", "ar"});
-  replace_lexicon_texts_by_image(dir);
+  add_lexicon_image(dir);
   const std::string image_path = path_join(dir, kRootSnapImage);
   std::string image = read_file(image_path).value();
   image[image.size() / 2] = static_cast<char>(image[image.size() / 2] ^ 0x10);
   ASSERT_TRUE(write_file_atomic(image_path, image).ok());
-  int calls = 0;
-  auto tok = Tokenizer::load(
-      dir, true, test_model([&]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
+  auto tok = load_any_text(dir);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();  // the table loads; the model stage fails
   const StatusOr<Segmenter*> model = (*tok)->model();
   ASSERT_FALSE(model.ok());
@@ -661,15 +659,6 @@ namespace morpheus::tokenizer {
 namespace {
 
 constexpr int32_t kFirstSpecial = 259 + 13;  // after the 13 pieces of write_dir
-
-// `dir` loaded with a PairSegmenter as its model (any letter run encodes).
-StatusOr<std::unique_ptr<Tokenizer>> load_any_text(const std::string& dir) {
-  static int calls = 0;
-  return Tokenizer::load(
-      dir, true, test_model([]() {
-        return StatusOr<std::unique_ptr<Segmenter>>(std::make_unique<PairSegmenter>(&calls));
-      }));
-}
 
 TEST(TokenizerTest, ConfigNamedTokenizerJsonStillLoads) {
   // An export whose config is renamed back to the older name encodes the same ids.
