@@ -152,6 +152,17 @@ void run_model(const std::string& name, const model::Morpheus& m,
     const engine::EngineSegmenter far_segmenter(*model, chars, options);
     const double far_s =
         best_seconds(opt.reps, [&] { (void)far_segmenter.segment(words).value(); });
+    const double n = static_cast<double>(words.size());
+    const EngineCounters c = engine_segmenter.counters();
+    const double rechecked =
+        100.0 * static_cast<double>(c.rechecked) / static_cast<double>(c.chunks);
+    if (opt.engine_only) {
+      std::printf(
+          "%-10s threads %zu: engine %7.0f words/s; engine without close calls %7.0f "
+          "words/s; %zu words, %.2f %% of chunks recomputed in double\n",
+          name.c_str(), t, n / engine_s, n / far_s, words.size(), rechecked);
+      continue;
+    }
     size_t differ = 0;
     float widest = 0;  // the largest LibTorch decision margin among the words that differ
     for (size_t i = 0; i < words.size(); ++i) {
@@ -159,16 +170,13 @@ void run_model(const std::string& name, const model::Morpheus& m,
       ++differ;
       widest = std::max(widest, torch_segmenter.decision_margin(words[i]));
     }
-    const double n = static_cast<double>(words.size());
-    const EngineCounters c = engine_segmenter.counters();
     std::printf(
         "%-10s threads %zu: engine %7.0f words/s, LibTorch %7.0f words/s, ratio %.2fx; "
         "engine without close calls %7.0f words/s (%.2fx); %zu words, %zu segmented "
         "differently (largest LibTorch |logit - threshold logit| among them %.4f; close-call "
         "margin of the engine %.4f), %.2f %% of chunks recomputed in double\n",
         name.c_str(), t, n / engine_s, n / torch_s, torch_s / engine_s, n / far_s, torch_s / far_s,
-        words.size(), differ, static_cast<double>(widest), engine::kCloseCallMargin,
-        100.0 * static_cast<double>(c.rechecked) / static_cast<double>(c.chunks));
+        words.size(), differ, static_cast<double>(widest), engine::kCloseCallMargin, rechecked);
   }
 }
 

@@ -83,9 +83,9 @@ class WordSegmenter : public Segmenter {
 // options (each system documents its keys; unknown keys are ignored).
 struct SegmenterSpec {
   SegmenterSpec() = default;
-  SegmenterSpec(std::string name_, std::string path_,
-                nlohmann::json options_ = nlohmann::json::object())
-      : name(std::move(name_)), path(std::move(path_)), options(std::move(options_)) {}
+  SegmenterSpec(std::string system, std::string file,
+                nlohmann::json system_options = nlohmann::json::object())
+      : name(std::move(system)), path(std::move(file)), options(std::move(system_options)) {}
 
   std::string name;  // registry key; empty = no system
   std::string path;
