@@ -8,7 +8,7 @@
 namespace morpheus::pack {
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 std::string dir_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -128,39 +128,39 @@ Status parse_options(const nlohmann::json& j, const std::string& where, Manifest
 std::string manifest_path(const std::string& prefix) { return prefix + ".json"; }
 
 nlohmann::ordered_json manifest_to_json(const Manifest& m) {
-  ojson files = ojson::array();
+  OrderedJson files = OrderedJson::array();
   for (const auto& [name, bytes] : m.files) files.push_back({{"name", name}, {"bytes", bytes}});
-  ojson inputs = ojson::array();
+  OrderedJson inputs = OrderedJson::array();
   for (const InputInfo& in : m.inputs) {
     inputs.push_back({{"path", in.path}, {"checksum", in.checksum}, {"bytes", in.bytes}});
   }
-  ojson j = {{"kind", kManifestKind},
-             {"format_version", kManifestFormatVersion},
-             {"format", format_name(m.format)},
-             {"dtype", dtype_name(m.dtype)},
-             {"vocab_size", m.vocab_size},
-             {"special_ids",
-              {{"pad", m.pad_id}, {"bos", m.bos_id}, {"eos", m.eos_id}, {"mask", m.mask_id}}},
-             {"documents", m.documents},
-             {"tokens", m.tokens},
-             {"characters", m.characters},
-             {"skipped_invalid", m.skipped_documents.size()},
-             {"documents_seen", m.documents_seen},
-             {"skipped_documents", m.skipped_documents},
-             {"files", files},
-             {"tokenizer",
-              {{"dir", m.tokenizer_dir},
-               {"id", m.tokenizer_id},
-               {"config_checksum", m.tokenizer_checksum}}},
-             {"morpheus_version", m.version},
-             {"inputs", inputs},
-             {"options",
-              {{"input", m.options.plain ? "plain" : "jsonl"},
-               {"jsonl_key", m.options.jsonl_key},
-               {"append_eos", m.options.append_eos},
-               {"prepend_bos", m.options.prepend_bos},
-               {"skip_invalid", m.options.skip_invalid}}},
-             {"shard", {{"index", m.shard_index}, {"count", m.shard_count}}}};
+  OrderedJson j = {{"kind", kManifestKind},
+                   {"format_version", kManifestFormatVersion},
+                   {"format", format_name(m.format)},
+                   {"dtype", dtype_name(m.dtype)},
+                   {"vocab_size", m.vocab_size},
+                   {"special_ids",
+                    {{"pad", m.pad_id}, {"bos", m.bos_id}, {"eos", m.eos_id}, {"mask", m.mask_id}}},
+                   {"documents", m.documents},
+                   {"tokens", m.tokens},
+                   {"characters", m.characters},
+                   {"skipped_invalid", m.skipped_documents.size()},
+                   {"documents_seen", m.documents_seen},
+                   {"skipped_documents", m.skipped_documents},
+                   {"files", files},
+                   {"tokenizer",
+                    {{"dir", m.tokenizer_dir},
+                     {"id", m.tokenizer_id},
+                     {"config_checksum", m.tokenizer_checksum}}},
+                   {"morpheus_version", m.version},
+                   {"inputs", inputs},
+                   {"options",
+                    {{"input", m.options.plain ? "plain" : "jsonl"},
+                     {"jsonl_key", m.options.jsonl_key},
+                     {"append_eos", m.options.append_eos},
+                     {"prepend_bos", m.options.prepend_bos},
+                     {"skip_invalid", m.options.skip_invalid}}},
+                   {"shard", {{"index", m.shard_index}, {"count", m.shard_count}}}};
   if (!m.merged_from.empty()) j["merged_from"] = m.merged_from;
   return j;
 }
