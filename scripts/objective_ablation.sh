@@ -11,7 +11,8 @@
 #   (defaults: runs/main, runs/ablation, seeds 1337 2)
 # Needs the tune words of scripts/student_diagnosis.sh (runs/study/words.txt, runs/study/gold);
 # MORPHEUS: the front (default build/dev/tools/morpheus). Each training is one tiny epoch
-# (8-10 min alone on 2 cores); finished stages are reused.
+# (8-19 min on 2 cores; a training keeps about one core busy, so two runners in parallel,
+# each with its own seeds or VARIANTS, finish sooner); finished stages are reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/main} out=${2:-runs/ablation}
@@ -27,7 +28,8 @@ for f in "$M" "$run/semi/prepare/prepare.json" "$run/semi/train/final/meta.json"
 done
 declare -A weight=([full]="" [no-sgns]="model.sgns_weight=0" [no-ctr]="model.ctr_weight=0"
   [no-mlm]="model.mlm_weight=0")
-variants=(full no-sgns no-ctr no-mlm)
+# VARIANTS: a subset, e.g. for two runners in parallel (its summary compares to the first listed).
+read -r -a variants <<< "${VARIANTS:-full no-sgns no-ctr no-mlm}"
 text=$run/semi/prepare/corpus.txt
 read -r -a export_args < "$run/semi/threshold/export_args.txt"
 mkdir -p "$out/train" "$out/tokenizer" "$out/seg"

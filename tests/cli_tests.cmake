@@ -198,6 +198,11 @@ if(MORPHEUS_WITH_TORCH)
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/boundary_breakdown.sh ${MF}
     @SHARED@/gold/ud_types_segmentation.tsv)
   set_tests_properties(cli.boundary_breakdown PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
+  # Its objective ablation's summary (scripts/objective_ablation_summary.py), the same words.
+  add_test(NAME cli.objective_ablation_summary COMMAND ${SHARED_DATA}
+    gold/ud_types_segmentation.tsv -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/objective_ablation_summary.sh
+    ${MF} @SHARED@/gold/ud_types_segmentation.tsv)
+  set_tests_properties(cli.objective_ablation_summary PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
   morpheus_cli_test(neural_missing_model 1 --stderr-has "no morpheus.json"
     -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"
