@@ -12,25 +12,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 script=$morpheus_repo_dir/scripts/boundary_breakdown.py
-"$m" -q gold-split --gold ud_types --part tune "$gold" -o "$dir/tune.tsv" || fail gold-split
-head -n 41 "$dir/tune.tsv" > "$dir/g.tsv"  # the header and 40 words
-# Each system's segmentation of the gold words (first alternative; whole word; + a root cut).
-python3 - "$dir" <<'PY' || fail "writing the systems"
-import sys
-d = sys.argv[1]
-rows = [l.rstrip("\n").split("\t") for l in open(f"{d}/g.tsv", encoding="utf-8")][1:]
-exact, whole, rootcut = [], [], []
-for row in rows:
-    pieces = row[3].split(" ; ")[0].split("|")
-    exact.append(row[0] + "\t" + " ".join(pieces))
-    whole.append(row[0] + "\t" + row[0])
-    if len(pieces[0]) >= 2:
-        pieces = [pieces[0][:1], pieces[0][1:]] + pieces[1:]
-    rootcut.append(row[0] + "\t" + " ".join(pieces))
-for name, lines in [("exact", exact), ("whole", whole), ("rootcut", rootcut)]:
-    open(f"{d}/{name}.seg", "w", encoding="utf-8").write("\n".join(lines) + "\n")
-PY
-python3 "$script" --gold-set ud_types --gold "$dir/g.tsv" --seg exact="$dir/exact.seg" \
+ud_tune_systems "$m" "$gold" "$dir" || fail "the systems"
+python3 "$script" --gold-set ud_types --gold "$dir/gold.tsv" --seg exact="$dir/exact.seg" \
   --seg whole="$dir/whole.seg" --seg rootcut="$dir/rootcut.seg" --compare rootcut:exact \
   --resamples 100 > "$dir/out.md" || fail "the script failed: $(tail -3 "$dir/out.md")"
 n=$(grep -m1 -oE '^\| exact \| [0-9]+ \|' "$dir/out.md" | tr -dc '0-9')

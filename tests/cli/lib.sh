@@ -11,6 +11,12 @@
 #                            `M prepare` of the tiny corpus PREP (tests/data/prepare) into DIR/data
 #                            and `M train` of CONFIG for 2 steps into DIR/run (DIR/run/final);
 #                            returns 1 naming the step that failed.
+#   ud_tune_systems M UD_TYPES_GOLD DIR
+#                            the first 40 words of the UD types tune part (DIR/gold.tsv, header
+#                            kept) and three segmentations of them keyed by the study scripts'
+#                            lower-cased word: DIR/exact.seg (the gold's first alternative),
+#                            DIR/whole.seg (whole words), DIR/rootcut.seg (the first alternative
+#                            with a cut after the root's first letter); returns 1 on failure.
 
 morpheus_repo_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -43,4 +49,29 @@ tiny_model() {
   "$m" train --data "$dir/data" --config "$config" --out "$dir/run" --device cpu \
     --set train.max_steps=2 --set train.threads=1 > /dev/null ||
     { echo "tiny_model: train failed"; return 1; }
+}
+
+ud_tune_systems() {
+  local m=$1 gold=$2 dir=$3
+  "$m" -q gold-split --gold ud_types --part tune "$gold" -o "$dir/tune.tsv" ||
+    { echo "ud_tune_systems: gold-split failed"; return 1; }
+  head -n 41 "$dir/tune.tsv" > "$dir/gold.tsv"
+  python3 - "$dir" "$morpheus_repo_dir/scripts" <<'PY' || { echo "ud_tune_systems: failed"; return 1; }
+import sys
+d = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from boundary_breakdown import scoring_form
+rows = [l.rstrip("\n").split("\t") for l in open(f"{d}/gold.tsv", encoding="utf-8")][1:]
+systems = {"exact": [], "whole": [], "rootcut": []}
+for row in rows:
+    word = scoring_form(row[0])
+    pieces = scoring_form(row[3].split(" ; ")[0]).split("|")
+    systems["exact"].append(word + "\t" + " ".join(pieces))
+    systems["whole"].append(word + "\t" + word)
+    if len(pieces[0]) >= 2:
+        pieces = [pieces[0][:1], pieces[0][1:]] + pieces[1:]
+    systems["rootcut"].append(word + "\t" + " ".join(pieces))
+for name, lines in systems.items():
+    open(f"{d}/{name}.seg", "w", encoding="utf-8").write("\n".join(lines) + "\n")
+PY
 }

@@ -8,32 +8,15 @@
 set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
-m=$1 gold=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-script=$morpheus_repo_dir/scripts/objective_ablation_summary.py
+m=$1 gold=$2 script=$morpheus_repo_dir/scripts/objective_ablation_summary.py
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/gold" "$dir/seg"
-"$m" -q gold-split --gold ud_types --part tune "$gold" -o "$dir/tune.tsv" || fail gold-split
-head -n 41 "$dir/tune.tsv" > "$dir/gold/ud_types_tune.tsv"  # the header and 40 words
-python3 - "$dir" "$morpheus_repo_dir/scripts" <<'PY' || fail "writing the systems"
-import sys
-d = sys.argv[1]
-sys.path.insert(0, sys.argv[2])
-from boundary_breakdown import scoring_form  # the words as the scripts key them (lower case)
-rows = [l.rstrip("\n").split("\t") for l in open(f"{d}/gold/ud_types_tune.tsv", encoding="utf-8")]
-exact, whole, rootcut = [], [], []
-for row in rows[1:]:
-    row[0] = scoring_form(row[0])
-    pieces = scoring_form(row[3].split(" ; ")[0]).split("|")
-    exact.append(row[0] + "\t" + " ".join(pieces))
-    whole.append(row[0] + "\t" + row[0])
-    if len(pieces[0]) >= 2:
-        pieces = [pieces[0][:1], pieces[0][1:]] + pieces[1:]
-    rootcut.append(row[0] + "\t" + " ".join(pieces))
-for name, lines in [("ref-s1", exact), ("ref-s2", exact), ("var-s1", rootcut), ("var-s2", whole)]:
-    open(f"{d}/seg/{name}.tsv", "w", encoding="utf-8").write("\n".join(lines) + "\n")
-PY
+ud_tune_systems "$m" "$gold" "$dir" || fail "the systems"
+cp "$dir/gold.tsv" "$dir/gold/ud_types_tune.tsv"
+for s in 1 2; do cp "$dir/exact.seg" "$dir/seg/ref-s$s.tsv"; done
+cp "$dir/rootcut.seg" "$dir/seg/var-s1.tsv"
+cp "$dir/whole.seg" "$dir/seg/var-s2.tsv"
 : > "$dir/seen.tsv"  # every word unseen: the unseen column equals the whole
 python3 "$script" --gold-dir "$dir/gold" --seg-dir "$dir/seg" --seen "$dir/seen.tsv" \
   --seeds 1 2 --variants ref var --sets ud_types > "$dir/out.md" 2>&1 ||
