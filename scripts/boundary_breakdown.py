@@ -226,6 +226,13 @@ def load_segmentations(path):
     return seg
 
 
+def load_seen(path):
+    """The seen words: the first tab field of each line of PATH (e.g. runs/main/types.tsv),
+    in scoring form."""
+    with open(path, encoding="utf-8") as f:
+        return {scoring_form(line.rstrip("\n").split("\t", 1)[0]) for line in f}
+
+
 def boundaries(pieces):
     cuts, off = [], 0
     for p in pieces:
@@ -424,12 +431,7 @@ def main():
     for pa, pb in compares:
         if pa not in names or pb not in names:
             sys.exit(f"--compare {pa}:{pb}: both must be --seg names")
-    seen = None
-    if a.seen:
-        seen = set()
-        with open(a.seen, encoding="utf-8") as f:
-            for line in f:
-                seen.add(scoring_form(line.rstrip("\n").split("\t", 1)[0]))
+    seen = load_seen(a.seen) if a.seen else None
 
     # Per system: word -> WordScore (words without a line are skipped, as eval does).
     scores = {}

@@ -4,8 +4,8 @@
 # weight set to 0 (skip-gram, root-contrastive, character MLM), for each seed; every model is
 # exported with the shipped export options (RUN_DIR/semi/threshold/export_args.txt: the threshold
 # chosen on tune and the root snap) and scored by boundary type against the full model of the
-# same seed (scripts/objective_ablation_summary.py). The full model of seed 1337 is the main
-# job's checkpoint (same config, same seed); every other model is trained here.
+# same seed (scripts/objective_ablation_summary.py). The full model of the main job's seed (its
+# train/config.json) is the main job's checkpoint; every other model is trained here.
 # Writes OUT/train/<variant>-s<seed>, OUT/tokenizer/…, OUT/seg/…, OUT/summary.md.
 # Usage: scripts/objective_ablation.sh [RUN_DIR] [OUT] [SEED…]
 #   (defaults: runs/main, runs/ablation, seeds 1337 2)
@@ -22,7 +22,8 @@ seeds=("$@")
 M=${MORPHEUS:-build/dev/tools/morpheus}
 study=${STUDY:-runs/study}
 for f in "$M" "$run/semi/prepare/prepare.json" "$run/semi/train/final/meta.json" \
-    "$run/semi/threshold/export_args.txt" "$run/types.tsv" "$study/words.txt" "$study/gold"; do
+    "$run/semi/train/config.json" "$run/semi/threshold/export_args.txt" "$run/types.tsv" \
+    "$study/words.txt" "$study/gold"; do
   [ -e "$f" ] || { echo "missing $f (run scripts/main.sh, then scripts/student_diagnosis.sh)" >&2
     exit 1; }
 done
@@ -32,12 +33,14 @@ declare -A weight=([full]="" [no-sgns]="model.sgns_weight=0" [no-ctr]="model.ctr
 read -r -a variants <<< "${VARIANTS:-full no-sgns no-ctr no-mlm}"
 text=$run/semi/prepare/corpus.txt
 read -r -a export_args < "$run/semi/threshold/export_args.txt"
+main_seed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["train"]["seed"])' \
+  "$run/semi/train/config.json")
 mkdir -p "$out/train" "$out/tokenizer" "$out/seg"
 
 for seed in "${seeds[@]}"; do
   for v in "${variants[@]}"; do
     name=$v-s$seed
-    if [ "$v" = full ] && [ "$seed" = 1337 ]; then
+    if [ "$v" = full ] && [ "$seed" = "$main_seed" ]; then
       checkpoint=$run/semi/train/final
     else
       checkpoint=$out/train/$name/final
@@ -55,8 +58,9 @@ for seed in "${seeds[@]}"; do
     fi
     MORPHEUS=$M bash scripts/export_tokenizer.sh "$checkpoint" "$out/tokenizer/$name" \
       --vocab-size 50000 --words "$run/types.tsv" --text "$text" "${export_args[@]}" > /dev/null
-    [ -s "$out/seg/$name.tsv" ] && [ "$out/seg/$name.tsv" -nt "$out/tokenizer/$name/morpheus.json" ] ||
+    if [ ! "$out/seg/$name.tsv" -nt "$out/tokenizer/$name/morpheus.json" ]; then
       "$M" segment --model "$out/tokenizer/$name" "$study/words.txt" -o "$out/seg/$name.tsv"
+    fi
   done
 done
 python3 scripts/objective_ablation_summary.py --gold-dir "$study/gold" --seg-dir "$out/seg" \

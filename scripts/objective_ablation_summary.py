@@ -12,7 +12,8 @@ ud_stem_boundary), and F1 on the words the training text lacks (unseen; --seen).
 
 Usage: objective_ablation_summary.py --gold-dir DIR --seg-dir DIR --seen TYPES.tsv
            --seeds 1337 2 --variants full no-sgns no-ctr no-mlm [--sets mc2010 ud_types …]
-The first variant is the reference; --sets (default: all four) the gold sets to score. Python 3, standard library only.
+The first variant is the reference; --sets (default: all four) the gold sets to score.
+Python 3, standard library only.
 """
 
 import argparse
@@ -40,8 +41,8 @@ def figures(gold_set, gold, seg, seen):
     t = bb.totals(scores.values())
     unseen = bb.totals(s for w, s in scores.items() if w not in seen)
     if gold_set == "ud_stem_boundary":
-        return {"MorphScore": bb.morphscore(t)[2], "stem R": bb.morphscore(t)[1],
-                "unseen": bb.morphscore(unseen)[2]}
+        _, recall, macro_f1 = bb.morphscore(t)
+        return {"MorphScore": macro_f1, "stem R": recall, "unseen": bb.morphscore(unseen)[2]}
     return {"F1": bb.overall_f1(t), "stem": bb.stem_prf(t)[2], "later": bb.suf_prf(t)[2],
             "unseen": bb.overall_f1(unseen)}
 
@@ -55,49 +56,38 @@ def main():
     ap.add_argument("--variants", nargs="+", required=True)
     ap.add_argument("--sets", nargs="+", default=SETS, choices=SETS)
     a = ap.parse_args()
-    seen = set()
-    with open(a.seen, encoding="utf-8") as f:
-        for line in f:
-            seen.add(bb.scoring_form(line.rstrip("\n").split("\t", 1)[0]))
-    # fig[(variant, seed)][gold set][column]
-    fig = {}
-    for gold_set in a.sets:
-        gold = bb.LOADERS[gold_set](os.path.join(a.gold_dir, f"{gold_set}_tune.tsv"))
+    seen = bb.load_seen(a.seen)
+    fig, words = {}, {}  # fig[(variant, seed)][gold set][column]; words[gold set]
+    for g in a.sets:
+        gold = bb.LOADERS[g](os.path.join(a.gold_dir, f"{g}_tune.tsv"))
+        words[g] = len(gold)
         for v in a.variants:
             for s in a.seeds:
-                path = os.path.join(a.seg_dir, f"{v}-s{s}.tsv")
-                seg = bb.load_segmentations(path)
-                fig.setdefault((v, s), {})[gold_set] = figures(gold_set, gold, seg, seen)
+                seg = bb.load_segmentations(os.path.join(a.seg_dir, f"{v}-s{s}.tsv"))
+                fig.setdefault((v, s), {})[g] = figures(g, gold, seg, seen)
 
-    head = ["variant"] + [f"{g} {c}" for g in a.sets for c in COLUMNS[g]]
-    print("| " + " | ".join(head) + " |")
-    print("|---" + "|---:" * (len(head) - 1) + "|")
-    ref = a.variants[0]
-    cells = [f"{ref} (mean of seeds {', '.join(a.seeds)})"]
-    for g in a.sets:
-        for c in COLUMNS[g]:
-            vals = [fig[(ref, s)][g][c] for s in a.seeds]
-            cells.append(f"{sum(vals) / len(vals):.3f}")
-    print("| " + " | ".join(cells) + " |")
+    def row(label, cell):  # one table row: cell(gold set, column) for every column
+        return "| " + " | ".join([label] + [cell(g, c) for g in a.sets for c in COLUMNS[g]]) + " |"
+
+    def mean(xs):
+        return sum(xs) / len(xs)
+
+    ref, first = a.variants[0], a.seeds[0]
+    print(row("variant", lambda g, c: f"{g} {c}"))
+    print("|---" + "|---:" * sum(len(COLUMNS[g]) for g in a.sets) + "|")
+    print(row(f"{ref} (mean of seeds {', '.join(a.seeds)})",
+              lambda g, c: f"{mean([fig[(ref, s)][g][c] for s in a.seeds]):.3f}"))
     for v in a.variants[1:]:
-        cells = [f"{v} − {ref}"]
-        for g in a.sets:
-            for c in COLUMNS[g]:
-                d = [fig[(v, s)][g][c] - fig[(ref, s)][g][c] for s in a.seeds]
-                per_seed = " / ".join(f"{x:+.3f}" for x in d)
-                cells.append(f"{sum(d) / len(d):+.3f} ({per_seed})")
-        print("| " + " | ".join(cells) + " |")
-    for s in a.seeds[1:]:  # the seed's own spread: the reference of one seed against another
-        cells = [f"{ref} s{s} − {ref} s{a.seeds[0]} (seed spread)"]
-        for g in a.sets:
-            for c in COLUMNS[g]:
-                cells.append(f"{fig[(ref, s)][g][c] - fig[(ref, a.seeds[0])][g][c]:+.3f}")
-        print("| " + " | ".join(cells) + " |")
+        def diff(g, c, v=v):
+            d = [fig[(v, s)][g][c] - fig[(ref, s)][g][c] for s in a.seeds]
+            return f"{mean(d):+.3f} (" + " / ".join(f"{x:+.3f}" for x in d) + ")"
+        print(row(f"{v} − {ref}", diff))
+    for s in a.seeds[1:]:  # how far a seed alone moves the reference
+        print(row(f"{ref} s{s} − {ref} s{first} (seed spread)",
+                  lambda g, c, s=s: f"{fig[(ref, s)][g][c] - fig[(ref, first)][g][c]:+.3f}"))
     print()
-    print("Tune words: " + ", ".join(
-        f"{g} {len(bb.LOADERS[g](os.path.join(a.gold_dir, f'{g}_tune.tsv')))}" for g in a.sets) +
-        ". Per-seed differences in brackets (seed order: " + ", ".join(a.seeds) + ").")
-
+    print("Tune words: " + ", ".join(f"{g} {words[g]}" for g in a.sets) +
+          ". Per-seed differences in brackets (seed order: " + ", ".join(a.seeds) + ").")
 
 if __name__ == "__main__":
     main()
