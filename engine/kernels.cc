@@ -92,50 +92,78 @@ __attribute__((always_inline)) inline float dot_inline(const float* a, const flo
 
 size_t padded(size_t t) { return (t + kChunk - 1) / kChunk * kChunk; }
 
-// out[e] = Σ_j w[j]·v[j·v_stride + e] for e < n; each chunk of kChunk outputs summed in registers.
-__attribute__((always_inline)) inline void weighted_rows(const float* w, const float* v, size_t t,
-                                                         size_t v_stride, size_t n, float* out) {
+// Queries of one head computed together: their sums are independent chains of fused
+// multiply-adds (one query alone waits on the latency of each multiply-add). Each value is summed
+// in the same order as one query alone would sum it, so the grouping does not change a bit.
+constexpr size_t kQueries = 4;
+
+size_t padded_queries(size_t t) { return (t + kQueries - 1) / kQueries * kQueries; }
+
+// out[r][e] = Σ_j w[r][j]·v[j·v_stride + e] for e < n and the first `rows` of the kQueries rows
+// r of w (stride w_stride; all kQueries are read) into rows of stride out_stride.
+__attribute__((always_inline)) inline void weighted_rows(const float* w, size_t w_stride,
+                                                         const float* v, size_t t, size_t v_stride,
+                                                         size_t n, size_t rows, float* out,
+                                                         size_t out_stride) {
   size_t e0 = 0;
   for (; e0 + kChunk <= n; e0 += kChunk) {
-    float acc[kChunk] = {};
+    float acc[kQueries][kChunk] = {};
     for (size_t j = 0; j < t; ++j) {
       const float* vj = v + j * v_stride + e0;
+      for (size_t r = 0; r < kQueries; ++r) {
+        const float wr = w[r * w_stride + j];
 #pragma omp simd
-      for (size_t l = 0; l < kChunk; ++l) acc[l] += w[j] * vj[l];
+        for (size_t l = 0; l < kChunk; ++l) acc[r][l] += wr * vj[l];
+      }
     }
-#pragma omp simd
-    for (size_t l = 0; l < kChunk; ++l) out[e0 + l] = acc[l];
+    for (size_t r = 0; r < rows; ++r) std::copy_n(acc[r], kChunk, out + r * out_stride + e0);
   }
   for (; e0 < n; ++e0) {
-    float acc = 0;
-    for (size_t j = 0; j < t; ++j) acc += w[j] * v[j * v_stride + e0];
-    out[e0] = acc;
+    for (size_t r = 0; r < rows; ++r) {
+      float acc = 0;
+      for (size_t j = 0; j < t; ++j) acc += w[r * w_stride + j] * v[j * v_stride + e0];
+      out[r * out_stride + e0] = acc;
+    }
+  }
+}
+
+// Scores of kQueries queries q [kQueries, dh] against the rotated keys transposed kt [dh, tp]:
+// rows [kQueries, tp] = q·kt/√dh.
+__attribute__((always_inline)) inline void query_scores(const float* q, const float* kt, size_t dh,
+                                                        size_t tp, float root, float* rows) {
+  for (size_t j0 = 0; j0 < tp; j0 += kChunk) {
+    float acc[kQueries][kChunk] = {};
+    for (size_t e = 0; e < dh; ++e) {
+      const float* k = kt + e * tp + j0;
+      for (size_t r = 0; r < kQueries; ++r) {
+        const float qe = q[r * dh + e];
+#pragma omp simd
+        for (size_t l = 0; l < kChunk; ++l) acc[r][l] += qe * k[l];
+      }
+    }
+    for (size_t r = 0; r < kQueries; ++r) {
+#pragma omp simd
+      for (size_t l = 0; l < kChunk; ++l) rows[r * tp + j0 + l] = acc[r][l] / root;
+    }
   }
 }
 
 // One head of one word: out[i] (rows of stride out_stride) = Σ_j softmax_j(q_i·k_j/√dh)·v_j for
-// q rotated [t, dh], kt the rotated keys transposed [dh, tp] (columns >= t zero, tp = padded(t)),
-// v rows of stride v_stride; scores [t, tp] scratch. The scores of query i accumulate over dh in
-// vectors of keys (no horizontal sums); exp runs once over all of them.
+// q rotated [tq, dh] (tq = padded_queries(t), rows >= t zero), kt the rotated keys transposed
+// [dh, tp] (columns >= t zero, tp = padded(t)), v rows of stride v_stride; scores [tq, tp]
+// scratch. The scores accumulate over dh in vectors of keys (no horizontal sums); exp runs once
+// over all of them.
 __attribute__((always_inline)) inline void attend_head(const float* q, const float* kt,
                                                        const float* v, size_t t, size_t dh,
                                                        size_t v_stride, float* scores, float* out,
                                                        size_t out_stride) {
   const float root = std::sqrt(static_cast<float>(dh));
-  const size_t tp = padded(t);
+  const size_t tp = padded(t), tq = padded_queries(t);
+  for (size_t i0 = 0; i0 < tq; i0 += kQueries) {
+    query_scores(q + i0 * dh, kt, dh, tp, root, scores + i0 * tp);
+  }
   for (size_t i = 0; i < t; ++i) {
     float* row = scores + i * tp;
-    for (size_t j0 = 0; j0 < tp; j0 += kChunk) {
-      float acc[kChunk] = {};
-      for (size_t e = 0; e < dh; ++e) {
-        const float qe = q[i * dh + e];
-        const float* k = kt + e * tp + j0;
-#pragma omp simd
-        for (size_t l = 0; l < kChunk; ++l) acc[l] += qe * k[l];
-      }
-#pragma omp simd
-      for (size_t l = 0; l < kChunk; ++l) row[j0 + l] = acc[l] / root;
-    }
     float max_score = -std::numeric_limits<float>::infinity();
     for (size_t j = 0; j < t; ++j) max_score = std::max(max_score, row[j]);
 #pragma omp simd
@@ -149,7 +177,10 @@ __attribute__((always_inline)) inline void attend_head(const float* q, const flo
     float sum = 0;
     for (size_t j = 0; j < t; ++j) sum += row[j];
     for (size_t j = 0; j < t; ++j) row[j] /= sum;
-    weighted_rows(row, v, t, v_stride, dh, out + i * out_stride);
+  }
+  for (size_t i0 = 0; i0 < t; i0 += kQueries) {
+    weighted_rows(scores + i0 * tp, tp, v, t, v_stride, dh, std::min(kQueries, t - i0),
+                  out + i0 * out_stride, out_stride);
   }
 }
 
@@ -294,17 +325,19 @@ MORPHEUS_SIMD_CLONES
 float dot(const float* a, const float* b, size_t n) { return dot_inline(a, b, n); }
 
 size_t attention_scratch_size(size_t t, size_t dh) {
-  return t * dh + dh * padded(t) + t * padded(t) + dh;
+  const size_t tq = padded_queries(t);
+  return tq * dh + dh * padded(t) + tq * padded(t) + dh;
 }
 
 MORPHEUS_SIMD_CLONES
 void rope_attention(const float* qkv, size_t t, size_t d, size_t heads, const float* cos,
                     const float* sin, float* scratch, float* out) {
-  const size_t dh = d / heads, stride = 3 * d, tp = padded(t);
-  float* q = scratch;            // [t, dh]
-  float* kt = q + t * dh;        // [dh, tp]
-  float* scores = kt + dh * tp;  // [t, tp]
-  float* key = scores + t * tp;  // [dh]
+  const size_t dh = d / heads, stride = 3 * d, tp = padded(t), tq = padded_queries(t);
+  float* q = scratch;             // [tq, dh]
+  float* kt = q + tq * dh;        // [dh, tp]
+  float* scores = kt + dh * tp;   // [tq, tp]
+  float* key = scores + tq * tp;  // [dh]
+  std::fill(q + t * dh, q + tq * dh, 0.0f);
   for (size_t e = 0; e < dh; ++e) std::fill(kt + e * tp + t, kt + (e + 1) * tp, 0.0f);
   for (size_t h = 0; h < heads; ++h) {
     for (size_t j = 0; j < t; ++j) {

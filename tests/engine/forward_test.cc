@@ -200,5 +200,66 @@ TEST(EngineKernelsTest, RowStableGemmRowDoesNotDependOnTheRowsBesideIt) {
   }
 }
 
+// RoPE self-attention of one word computed directly in double: rotate-half RoPE of q and k,
+// softmax(q·kᵀ/√dh)·v per head; qkv [t, 3d], out [t, d].
+std::vector<double> direct_attention(const std::vector<float>& qkv, size_t t, size_t d,
+                                     size_t heads, const std::vector<float>& cos,
+                                     const std::vector<float>& sin) {
+  const size_t dh = d / heads, half = dh / 2;
+  std::vector<double> out(t * d);
+  auto rotated = [&](size_t j, size_t col, size_t e) {
+    const double x = qkv[j * 3 * d + col + e];
+    const double r = e < half ? -qkv[j * 3 * d + col + e + half] : qkv[j * 3 * d + col + e - half];
+    return x * cos[j * dh + e] + r * sin[j * dh + e];
+  };
+  for (size_t h = 0; h < heads; ++h) {
+    for (size_t i = 0; i < t; ++i) {
+      std::vector<double> p(t);
+      double max_score = -HUGE_VAL, sum = 0;
+      for (size_t j = 0; j < t; ++j) {
+        for (size_t e = 0; e < dh; ++e) p[j] += rotated(i, h * dh, e) * rotated(j, d + h * dh, e);
+        p[j] /= std::sqrt(static_cast<double>(dh));
+        max_score = std::max(max_score, p[j]);
+      }
+      for (double& x : p) sum += (x = std::exp(x - max_score));
+      for (size_t e = 0; e < dh; ++e) {
+        double acc = 0;
+        for (size_t j = 0; j < t; ++j) acc += p[j] / sum * qkv[j * 3 * d + 2 * d + h * dh + e];
+        out[i * d + h * dh + e] = acc;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(EngineKernelsTest, RopeAttentionMatchesADirectComputation) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.5f);
+  // Head widths below, at and above one vector of 16 and not a multiple of it; word lengths
+  // around every multiple of the four queries computed together.
+  for (const size_t dh : {8, 20, 32}) {
+    for (size_t t = 1; t <= 13; ++t) {
+      const size_t heads = 2, d = heads * dh;
+      std::vector<float> qkv(t * 3 * d), cos(t * dh), sin(t * dh), out(t * d);
+      for (float& x : qkv) x = normal(rng);
+      for (size_t j = 0; j < t; ++j) {
+        for (size_t e = 0; e < dh; ++e) {
+          const double angle = static_cast<double>(j) / std::pow(100.0, 2.0 * (e % (dh / 2)) / dh);
+          cos[j * dh + e] = static_cast<float>(std::cos(angle));
+          sin[j * dh + e] = static_cast<float>(std::sin(angle));
+        }
+      }
+      std::vector<float> scratch(kernels::attention_scratch_size(t, dh), NAN);
+      kernels::rope_attention(qkv.data(), t, d, heads, cos.data(), sin.data(), scratch.data(),
+                              out.data());
+      const std::vector<double> want = direct_attention(qkv, t, d, heads, cos, sin);
+      for (size_t i = 0; i < t * d; ++i) {
+        ASSERT_NEAR(out[i], want[i], 1e-5 * (1.0 + std::fabs(want[i])))
+            << dh << " " << t << " " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace morpheus::engine
