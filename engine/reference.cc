@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 
 #include "engine/simd.h"
 
@@ -21,6 +22,10 @@ constexpr size_t kRows = 4;        // output features per tile of linear()
 constexpr size_t kCols = 4;        // positions per column group; tp is a multiple
 constexpr size_t kTileGroups = 4;  // column groups per tile (16 positions)
 
+// kCols doubles, one column group (GCC's vector extension: each lane an IEEE double operation).
+typedef double ColumnGroup __attribute__((vector_size(kCols * sizeof(double))));
+static_assert(kCols == 4, "the column groups below are written out as four lanes");
+
 // Rows [o, o + R) of y over positions [i0, i0 + G·kCols): the sums over k in registers, then the
 // bias added.
 template <size_t R, size_t G>
@@ -28,22 +33,23 @@ __attribute__((always_inline)) inline void linear_tile(const float* w, size_t ld
                                                        const float* bias, size_t o, size_t in,
                                                        const double* x, size_t tp, size_t i0,
                                                        double* y) {
-  constexpr size_t kWidth = G * kCols;
-  double acc[R][kWidth] = {};
+  ColumnGroup acc[R][G] = {};
   for (size_t k = 0; k < in; ++k) {
-    const double* xk = x + k * tp + i0;
-#pragma GCC unroll 4
+    ColumnGroup xk[G];
+    for (size_t g = 0; g < G; ++g) std::memcpy(&xk[g], x + k * tp + i0 + g * kCols, sizeof(xk[g]));
     for (size_t r = 0; r < R; ++r) {
       const double wr = w[(o + r) * ldw + k];
-#pragma GCC unroll 16
-      for (size_t c = 0; c < kWidth; ++c) acc[r][c] += wr * xk[c];
+      const ColumnGroup wv = {wr, wr, wr, wr};
+      for (size_t g = 0; g < G; ++g) acc[r][g] = acc[r][g] + wv * xk[g];
     }
   }
   for (size_t r = 0; r < R; ++r) {
-    for (size_t c = 0; c < kWidth; ++c) {
-      y[(o + r) * tp + i0 + c] =
-          bias != nullptr ? acc[r][c] + static_cast<double>(bias[o + r]) : acc[r][c];
+    if (bias != nullptr) {
+      const double b = bias[o + r];
+      const ColumnGroup bv = {b, b, b, b};
+      for (size_t g = 0; g < G; ++g) acc[r][g] = acc[r][g] + bv;
     }
+    std::memcpy(y + (o + r) * tp + i0, acc[r], sizeof(acc[r]));
   }
 }
 
