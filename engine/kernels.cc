@@ -99,6 +99,22 @@ constexpr size_t kQueries = 4;
 
 size_t padded_queries(size_t t) { return (t + kQueries - 1) / kQueries * kQueries; }
 
+// acc[r][l] = Σ_i a[r·a_stride + i]·b[i·b_stride + l] for the kQueries rows r and the kChunk
+// columns l, i = 0 … len − 1 in increasing order: a tile of sums in registers.
+__attribute__((always_inline)) inline void tile_sums(const float* a, size_t a_stride,
+                                                     const float* b, size_t b_stride, size_t len,
+                                                     float (&acc)[kQueries][kChunk]) {
+  for (float(&row)[kChunk] : acc) std::fill(row, row + kChunk, 0.0f);
+  for (size_t i = 0; i < len; ++i) {
+    const float* bi = b + i * b_stride;
+    for (size_t r = 0; r < kQueries; ++r) {
+      const float ar = a[r * a_stride + i];
+#pragma omp simd
+      for (size_t l = 0; l < kChunk; ++l) acc[r][l] += ar * bi[l];
+    }
+  }
+}
+
 // out[r][e] = Σ_j w[r][j]·v[j·v_stride + e] for e < n and the first `rows` of the kQueries rows
 // r of w (stride w_stride; all kQueries are read) into rows of stride out_stride.
 __attribute__((always_inline)) inline void weighted_rows(const float* w, size_t w_stride,
@@ -107,15 +123,8 @@ __attribute__((always_inline)) inline void weighted_rows(const float* w, size_t 
                                                          size_t out_stride) {
   size_t e0 = 0;
   for (; e0 + kChunk <= n; e0 += kChunk) {
-    float acc[kQueries][kChunk] = {};
-    for (size_t j = 0; j < t; ++j) {
-      const float* vj = v + j * v_stride + e0;
-      for (size_t r = 0; r < kQueries; ++r) {
-        const float wr = w[r * w_stride + j];
-#pragma omp simd
-        for (size_t l = 0; l < kChunk; ++l) acc[r][l] += wr * vj[l];
-      }
-    }
+    float acc[kQueries][kChunk];
+    tile_sums(w, w_stride, v + e0, v_stride, t, acc);
     for (size_t r = 0; r < rows; ++r) std::copy_n(acc[r], kChunk, out + r * out_stride + e0);
   }
   for (; e0 < n; ++e0) {
@@ -132,15 +141,8 @@ __attribute__((always_inline)) inline void weighted_rows(const float* w, size_t 
 __attribute__((always_inline)) inline void query_scores(const float* q, const float* kt, size_t dh,
                                                         size_t tp, float root, float* rows) {
   for (size_t j0 = 0; j0 < tp; j0 += kChunk) {
-    float acc[kQueries][kChunk] = {};
-    for (size_t e = 0; e < dh; ++e) {
-      const float* k = kt + e * tp + j0;
-      for (size_t r = 0; r < kQueries; ++r) {
-        const float qe = q[r * dh + e];
-#pragma omp simd
-        for (size_t l = 0; l < kChunk; ++l) acc[r][l] += qe * k[l];
-      }
-    }
+    float acc[kQueries][kChunk];
+    tile_sums(q, dh, kt + j0, tp, dh, acc);
     for (size_t r = 0; r < kQueries; ++r) {
 #pragma omp simd
       for (size_t l = 0; l < kChunk; ++l) rows[r * tp + j0 + l] = acc[r][l] / root;
