@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/arith.h"
 #include "engine/simd.h"
 
 namespace morpheus::engine::kernels {
@@ -90,14 +91,14 @@ __attribute__((always_inline)) inline float dot_inline(const float* a, const flo
   return sum;
 }
 
-size_t padded(size_t t) { return (t + kChunk - 1) / kChunk * kChunk; }
+size_t padded(size_t t) { return round_up(t, kChunk); }
 
 // Queries of one head computed together: their sums are independent chains of fused
 // multiply-adds (one query alone waits on the latency of each multiply-add). Each value is summed
 // in the same order as one query alone would sum it, so the grouping does not change a bit.
 constexpr size_t kQueries = 4;
 
-size_t padded_queries(size_t t) { return (t + kQueries - 1) / kQueries * kQueries; }
+size_t padded_queries(size_t t) { return round_up(t, kQueries); }
 
 // acc[r][l] = Σ_i a[r·a_stride + i]·b[i·b_stride + l] for the kQueries rows r and the kChunk
 // columns l, i = 0 … len − 1 in increasing order: a tile of sums in registers.

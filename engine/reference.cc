@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/arith.h"
 #include "engine/simd.h"
 
 namespace morpheus::engine {
@@ -360,7 +361,7 @@ double reference_erf(double x) {
 
 std::vector<double> reference_gap_logits(const Model& m, const WordIds& word) {
   const size_t t = word.positions(), d = m.dim;
-  const size_t tp = (t + kCols - 1) / kCols * kCols;
+  const size_t tp = round_up(t, kCols);
   const double eps = m.config().layer_norm_eps;
   Matrix h = embed(m, word, tp);
   convolution(m, &h, t, tp);

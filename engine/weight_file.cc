@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/arith.h"
 #include "core/check.h"
 #include "core/file_util.h"
 #include "core/hash.h"
@@ -37,9 +38,7 @@ uint64_t get_le(const unsigned char* p, size_t bytes) {
   return v;
 }
 
-size_t align_up(size_t n) {
-  return (n + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment;
-}
+size_t align_up(size_t n) { return round_up(n, kWeightAlignment); }
 
 int64_t numel_of(const std::vector<int64_t>& shape) {
   int64_t n = 1;

@@ -14,6 +14,8 @@
 #include <new>
 #include <unordered_map>
 
+#include "core/arith.h"
+
 namespace morpheus::model {
 namespace {
 
@@ -171,7 +173,7 @@ size_t cpu_allocator_size_class(size_t n) {
   size_t power = kCachedMinBytes;
   while (power * 2 <= n) power *= 2;
   const size_t step = power / 8;
-  return (n + step - 1) / step * step;
+  return round_up(n, step);
 }
 
 void install_caching_cpu_allocator(size_t max_cached_bytes) {
