@@ -44,3 +44,20 @@ if [ ! -f node_modules/nlptoolkit-corpus/corpus.txt ] ||
 else
   echo "setup: npm data packages already present"
 fi
+
+# Python packages from the package index (python/requirements.txt: transformers, tokenizers,
+# tiktoken, datasets, megatron-core and their dependencies, every version pinned) in .venv, a
+# virtual environment over Debian's Python that still sees Debian's NumPy, FAISS, pytest and
+# PyTorch 1.13 (--system-site-packages). The pinned set is closed and installed with --no-deps,
+# so the index's torch (megatron-core's metadata asks for it) is never installed. Skipped when
+# .venv holds exactly this set (its stamp is the file's checksum).
+REQ=python/requirements.txt
+stamp=$(sha256sum "$REQ" | cut -d' ' -f1)
+if [ -x .venv/bin/python ] && [ "$(cat .venv/.requirements.sha256 2>/dev/null)" = "$stamp" ]; then
+  echo "setup: Python packages already installed (.venv)"
+else
+  echo "setup: pip install -r $REQ into .venv"
+  [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r "$REQ"
+  echo "$stamp" > .venv/.requirements.sha256
+fi
