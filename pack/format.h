@@ -15,7 +15,9 @@
 //   llmc      llm.c's data file PREFIX.bin (dev/data/data_common.py, write_datafile): 256 int32,
 //             [0] magic 20240520 (uint16 tokens) or 20240801 (uint32), [1] version 1 or 7, [2]
 //             the token count, the rest 0; then the tokens. Documents are delimited by their
-//             </s> (--append-eos) or <s> (--prepend-bos): the file has no index.
+//             </s> (--append-eos) or <s> (--prepend-bos): the file has no index. uint32 files
+//             follow llm.c's writer (data_common.py) that llm.c's C DataLoader does not read (it
+//             takes magic 20240520 only); pack warns when it writes one.
 //   npy       PREFIX.npy, a 1-D NumPy array of every token (<u2 or <i4), and PREFIX.idx.npy, a 1-D
 //             <i8 array of N + 1 token offsets: document d is tokens [idx[d], idx[d + 1]).
 //
@@ -63,6 +65,9 @@ constexpr int32_t kLlmcMagicUint16 = 20240520;
 constexpr int32_t kLlmcVersionUint16 = 1;
 constexpr int32_t kLlmcMagicUint32 = 20240801;
 constexpr int32_t kLlmcVersionUint32 = 7;
+// llm.c's DataLoader (llmc/dataloader.h) needs at least one batch of B*T tokens + 1 per file:
+// B=4, T=1024 (train_gpt2's defaults) on one process. pack warns under it.
+constexpr uint64_t kLlmcMinTokens = 4 * 1024 + 1;
 constexpr size_t kLlmcHeaderInts = 256;
 // Bytes of Megatron's .idx header: magic 9, version 8, dtype code 1, two counts 8 each.
 constexpr size_t kMegatronIdxHeaderBytes = 34;

@@ -115,10 +115,14 @@ struct Slice {
   size_t failed = 0;  // the document of `error`
 };
 
+// bare_empty: an empty document stays empty, without <s> or </s> (megatron, npy: their index
+// keeps it, a zero-length sequence): Megatron-LM's preprocess_data.py stores no sequence for
+// it, and a lone </s> would put two in a row in the token stream. In an llmc file, which has no
+// index, the lone </s> (or <s>) is what keeps the document.
 void encode_slice(const tokenizer::Tokenizer& tok, const tokenizer::EncodeOptions& options,
-                  const Block& block, size_t begin, size_t end, Slice* slice) {
+                  bool bare_empty, const Block& block, size_t begin, size_t end, Slice* slice) {
   for (size_t i = begin; i < end; ++i) {
-    if (block.errors[i].ok()) {
+    if (block.errors[i].ok() && !(bare_empty && block.texts[i].empty())) {
       Status s = tok.encode(block.texts[i], options, &slice->ids);
       if (!s.ok()) {
         slice->error = std::move(s);
@@ -151,6 +155,7 @@ class Packer {
     MORPHEUS_RETURN_IF_ERROR(writer_->finish());
     Manifest m = manifest(dtype);
     MORPHEUS_RETURN_IF_ERROR(commit(m));
+    if (m.format == Format::kLlmc) warn_llmc(m);
     return m;
   }
 
@@ -222,7 +227,8 @@ class Packer {
     const size_t parts = std::max<size_t>(1, std::min(options_.workers, n));
     slices->assign(parts, Slice{});
     const auto run = [&](size_t p) {
-      encode_slice(tok_, encode_, block, n * p / parts, n * (p + 1) / parts, &(*slices)[p]);
+      encode_slice(tok_, encode_, options_.format != Format::kLlmc, block, n * p / parts,
+                   n * (p + 1) / parts, &(*slices)[p]);
     };
     std::vector<std::thread> threads;
     for (size_t p = 1; p < parts; ++p) threads.emplace_back(run, p);
@@ -298,6 +304,27 @@ class Packer {
     m.shard_index = options_.shard_index;
     m.shard_count = options_.shard_count;
     return m;
+  }
+
+  // What llm.c's own loader (llmc/dataloader.h) makes of the file: it reads only uint16 files
+  // (magic 20240520), and it aborts on a file with no token or fewer than one batch.
+  void warn_llmc(const Manifest& m) const {
+    const std::string file = options_.out + ".bin";
+    if (m.dtype == DType::kUint32) {
+      MORPHEUS_LOG(kWarning, "pack: ", file, " holds uint32 tokens (", m.vocab_size,
+                   " ids) under llm.c's writer convention for them (magic ", kLlmcMagicUint32,
+                   ", version ", kLlmcVersionUint32, ", as dev/data/data_common.py writes); ",
+                   "llm.c's C DataLoader (llmc/dataloader.h) reads only uint16 files (magic ",
+                   kLlmcMagicUint16, ") and refuses it; hint: a vocabulary under ",
+                   kUint16VocabLimit, " ids gives uint16 files, or use --format megatron|npy");
+    }
+    if (m.tokens < kLlmcMinTokens) {
+      MORPHEUS_LOG(kWarning, "pack: ", file, " holds ", m.tokens, " tokens",
+                   m.tokens == 0 ? " (no document in this shard)" : "",
+                   "; llm.c's DataLoader aborts on a file with fewer than B*T*processes+1 tokens ",
+                   "(", kLlmcMinTokens, " for its default B=4, T=1024 on one process) and on an ",
+                   "empty one; hint: fewer shards, or join shards with morpheus pack merge");
+    }
   }
 
   // The previous manifest goes first, the new one last: files under the final names without a

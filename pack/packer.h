@@ -4,7 +4,10 @@
 //
 // Each document is encoded whole by Tokenizer::encode (its newlines included), with <s>/</s> on
 // request: its ids are those of `morpheus encode [--add-bos] [--add-eos]` of its text, and for a
-// document without a newline exactly what `morpheus encode` prints for that line. Documents are
+// document without a newline exactly what `morpheus encode` prints for that line. An empty
+// document of a megatron or npy pack stays empty (a zero-length sequence, no <s> or </s>: the
+// token stream never holds a lone </s>; Megatron-LM's preprocess_data.py stores no sequence for
+// it); in an llmc file, which has no index, it is its </s> or <s> alone. Documents are
 // read in blocks (block_docs documents or block_bytes of text, whichever comes first): the
 // letter runs of a block the tokenizer's table and cache file lack go to the model in one call
 // (Tokenizer::prefetch_begin/prefetch_end; the next block's while this one is encoded), then
@@ -48,7 +51,8 @@ struct PackOptions {
 // Packs options.inputs with `tok` (loaded with its model segmenter: new words go to the model).
 // Bad input (invalid JSON, a missing key, a text that is not a string, invalid UTF-8) fails with
 // INVALID_ARGUMENT naming the file and line, or with content.skip_invalid is skipped and counted.
-// Returns the manifest written.
+// Returns the manifest written. An llmc file llm.c's DataLoader would refuse (uint32 tokens, or
+// fewer tokens than its default batch) is written with a warning.
 StatusOr<Manifest> pack_corpus(const tokenizer::Tokenizer& tok, const PackOptions& options);
 
 }  // namespace morpheus::pack

@@ -8,7 +8,8 @@
 #     and the rerun gives the files of an uninterrupted pack with no temporary file left;
 #   * a full disk (a file size limit) fails with exit 1 and leaves no file;
 #   * bad input (invalid JSON, a missing key, a non-string text, invalid UTF-8) exits 1 naming
-#     the file and line; --skip-invalid counts them in PREFIX.json.
+#     the file and line; --skip-invalid counts them in PREFIX.json;
+#   * an empty document stays empty in a megatron pack; llmc files llm.c would refuse warn.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ $# = 2 ] || fail "usage: pack.sh MORPHEUS TOKDIR"
@@ -132,4 +133,39 @@ out=$(pack --out "$dir/x" --format llmc "$dir/c.jsonl" 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q -- "--append-eos" || fail "llmc without eos: exit $rc, $out"
 out=$(pack --out "$dir/x" --shard 3/3 "$dir/c.jsonl" 2>&1); rc=$?
 [ $rc = 1 ] || fail "--shard 3/3: exit $rc, $out"
+# The edges of the real loaders (docs/usage.md): an empty document with --append-eos stays empty
+# in a megatron pack (a zero-length sequence, no lone </s>); an llmc file llm.c's DataLoader
+# would abort on (fewer tokens than its default batch, none: an empty shard) or not read
+# (uint32 tokens, magic 20240801) is written with a warning saying so.
+printf 'a\n\nb\n' > "$dir/e.txt"
+pack --out "$dir/e" --plain --append-eos "$dir/e.txt" || fail "pack with an empty document"
+python3 - "$dir/e.idx" <<'PY' || fail "the empty document is not a zero-length sequence"
+import struct, sys
+idx = open(sys.argv[1], "rb").read()
+n = struct.unpack_from("<Q", idx, 18)[0]
+lengths = struct.unpack_from(f"<{n}i", idx, 34)
+assert n == 3 and lengths[1] == 0 and lengths[0] > 1 and lengths[2] > 1, lengths
+PY
+llmc() { "$m" pack --model "$1" --out "$2" --format llmc --append-eos --plain "${@:3}" 2>&1; }
+out=$(llmc "$tok" "$dir/small" "$dir/e.txt") || fail "small llmc: $out"
+echo "$out" | grep -q "llm.c's DataLoader aborts on a file with fewer than B\*T\*processes+1 tokens (4097" ||
+  fail "small llmc file: no warning: $out"
+out=$(llmc "$tok" "$dir/none" --shard 4/5 "$dir/e.txt") || fail "empty llmc shard: $out"
+echo "$out" | grep -q "holds 0 tokens (no document in this shard)" ||
+  fail "empty llmc shard: no warning: $out"
+out=$("$m" pack --model "$tok" --out "$dir/big" --format llmc --append-eos "$dir/c.jsonl" 2>&1) ||
+  fail "llmc: $out"
+! echo "$out" | grep -q "llm.c" || fail "a large uint16 llmc file warned: $out"
+python3 - "$dir/types.tsv" <<'PY'
+import random, sys
+rng = random.Random(1)
+letters = "abcçdefgğhıijklmnoöprsştuüvyz"
+words = {"".join(rng.choice(letters) for _ in range(rng.randint(5, 11))) for _ in range(90000)}
+open(sys.argv[1], "w", encoding="utf-8").writelines(f"{w}\t1\n" for w in sorted(words))
+PY
+"$m" -q export-plain --segmenter bpe --words "$dir/types.tsv" --vocab-size 66000 \
+  --out "$dir/wide" || fail "export of a 66,000-id tokenizer"
+out=$(llmc "$dir/wide" "$dir/w32" "$dir/e.txt") || fail "uint32 llmc: $out"
+echo "$out" | grep -q "uint32 tokens .*magic 20240801.*reads only uint16 files (magic 20240520)" ||
+  fail "uint32 llmc file: no warning: $out"
 echo ok

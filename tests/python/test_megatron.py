@@ -187,3 +187,14 @@ def wide_tokdir(morpheus_bin, tmp_path_factory):
                           capture_output=True, check=False)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     return str(out)
+
+
+def test_an_empty_document_is_a_zero_length_sequence_without_eos(megatron, morpheus_bin, tokdir,
+                                                                 tok, tmp_path):
+    # As Megatron's preprocess_data.py, which stores no sequence for it: no lone </s>.
+    path = tmp_path / "e.txt"
+    path.write_text("kitap\n\nev\n", encoding="utf-8")
+    ds, docs = documents(megatron, pack(morpheus_bin, tokdir, tmp_path / "e", "--plain",
+                                        "--append-eos", str(path)))
+    assert docs == [tok.encode("kitap") + [tok.eos_id], [], tok.encode("ev") + [tok.eos_id]]
+    assert ds.sequence_lengths.tolist()[1] == 0
