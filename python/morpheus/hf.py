@@ -6,6 +6,9 @@
 path), and everything after the ids is the library's own code: special tokens
 (``build_inputs_with_special_tokens``), truncation with ``max_length``/``stride``/overflow
 (``prepare_for_model``), padding, ``padding_side``, attention masks and tensors (``pad``).
+A call that neither truncates nor pairs (``tok(texts)``, as in ``Dataset.map`` before a collator
+pads, or with padding) skips ``prepare_for_model``, whose Python work per text costs more than
+the C++ encoding itself: its ids go straight to ``pad()`` (without padding: a mask of ones).
 ``input_ids`` are those of ``morpheus.Tokenizer.encode`` (of ``morpheus encode``), and
 ``decode`` is the tokenizer's lossless decode: ``decode(tok(s)["input_ids"]) == s``.
 
@@ -41,8 +44,10 @@ import os
 import shutil
 from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
 from transformers import AutoConfig, AutoTokenizer, PretrainedConfig, PreTrainedTokenizer
-from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy
+from transformers.tokenization_utils_base import (BatchEncoding, PaddingStrategy, TensorType,
+                                                   TruncationStrategy)
 
 from . import Tokenizer
 
@@ -196,7 +201,8 @@ class MorpheusTokenizer(PreTrainedTokenizer):
         return first if token_ids_1 is None else first + [1] * len(self._around(list(token_ids_1)))
 
     # Encoding: the ids of every text of the call from one C++ encode_batch, then the library's
-    # prepare_for_model (special tokens, truncation) per sequence and pad() for the batch.
+    # prepare_for_model (special tokens, truncation) per sequence and pad() for the batch; texts
+    # the library would neither cut nor pair skip prepare_for_model (_encode_bare).
 
     def _encode_plus(self, text, text_pair=None, return_tensors=None,
                      return_overflowing_tokens: bool = False, **kwargs) -> BatchEncoding:
@@ -237,6 +243,16 @@ class MorpheusTokenizer(PreTrainedTokenizer):
         # no effect (special token strings in a text are always text).
         if kwargs:
             raise TypeError(f"MorpheusTokenizer: unexpected keyword arguments {sorted(kwargs)}")
+        bare = (truncation_strategy in (None, TruncationStrategy.DO_NOT_TRUNCATE)
+                and not (return_overflowing_tokens or return_special_tokens_mask or return_length
+                         or return_token_type_ids)
+                and not (return_offsets_mapping and add_special_tokens
+                         and (self.add_bos_token or self.add_eos_token))
+                and all(isinstance(a, str) and b is None for a, b in pairs))
+        if bare:
+            return self._encode_bare([a for a, _ in pairs], add_special_tokens, padding_strategy,
+                                     max_length, pad_to_multiple_of, padding_side, return_tensors,
+                                     return_attention_mask, return_offsets_mapping, verbose)
         encoded = _BatchTexts(self, is_split_into_words, return_offsets_mapping)
         slots = [(encoded.add(first), None if second is None else encoded.add(second))
                  for first, second in pairs]
@@ -267,7 +283,39 @@ class MorpheusTokenizer(PreTrainedTokenizer):
                                  max_length=max_length, pad_to_multiple_of=pad_to_multiple_of,
                                  padding_side=padding_side,
                                  return_attention_mask=return_attention_mask)
-        return BatchEncoding(batch_outputs, tensor_type=return_tensors)
+        return BatchEncoding(_rectangular_to_numpy(batch_outputs, return_tensors),
+                             tensor_type=return_tensors)
+
+    def _encode_bare(self, texts, add_special_tokens, padding_strategy, max_length,
+                     pad_to_multiple_of, padding_side, return_tensors, return_attention_mask,
+                     return_offsets_mapping, verbose) -> BatchEncoding:
+        # Texts that the library would neither cut nor join into pairs: its prepare_for_model
+        # would return the ids with the special tokens of build_inputs_with_special_tokens
+        # (<s>/</s>, which the C++ encode adds identically), so they go from one encode_batch
+        # straight to the library's pad() (without padding: a mask of ones), without the Python
+        # work per text (tests/python/test_hf.py checks it against the general path).
+        special = bool(add_special_tokens)
+        out = self._tok.encode_batch(texts, threads=self._threads,
+                                     add_bos=special and self.add_bos_token,
+                                     add_eos=special and self.add_eos_token,
+                                     return_offsets=bool(return_offsets_mapping))
+        ids = out["input_ids"] if return_offsets_mapping else out
+        result = {"input_ids": ids}
+        if return_offsets_mapping:
+            result["offset_mapping"] = out["offsets"]
+        if ids:
+            self._eventual_warn_about_too_long_sequence(max(ids, key=len), None, verbose)
+        if padding_strategy != PaddingStrategy.DO_NOT_PAD:
+            result = self.pad(result, padding=padding_strategy.value, max_length=max_length,
+                              pad_to_multiple_of=pad_to_multiple_of, padding_side=padding_side,
+                              return_attention_mask=return_attention_mask)
+        else:
+            if return_attention_mask is None:
+                return_attention_mask = "attention_mask" in self.model_input_names
+            if return_attention_mask:
+                result["attention_mask"] = [[1] * len(row) for row in ids]
+        return BatchEncoding(_rectangular_to_numpy(result, return_tensors),
+                             tensor_type=return_tensors)
 
     def _offsets_through(self, encoded, first, second, options) -> List[Tuple[int, int]]:
         # The library's prepare_for_model again, on the positions of the ids (coded above every
@@ -377,6 +425,19 @@ class _BatchTexts:
         if kind == "ids":
             raise ValueError("return_offsets_mapping=True needs texts, not ids or tokens")
         return [tuple(span) for t in value for span in self._spans[t]]
+
+
+def _rectangular_to_numpy(result, return_tensors):
+    # BatchEncoding's numpy conversion flattens every row in Python to see whether the batch is
+    # empty (most of the time of a padded call); rows of one length, not empty, are converted
+    # here as it then converts them (np.asarray). Anything else is left to it.
+    if return_tensors not in ("np", TensorType.NUMPY):
+        return result
+    for key, value in result.items():
+        if (isinstance(value, list) and value and isinstance(value[0], list) and value[0]
+                and len({len(row) for row in value}) == 1):
+            result[key] = np.asarray(value)
+    return result
 
 
 def _write_if_changed(path: str, text: str) -> bool:

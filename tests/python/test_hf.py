@@ -81,6 +81,26 @@ def test_autotokenizer_ids_equal_morpheus_encode_on_the_dev_sentences(tok, nativ
     assert tok.encode(lines[0]) == want[0]
 
 
+def test_plain_calls_equal_the_library_path(tok, hfdir, lines):
+    # tok(texts) without truncation or pairs skips prepare_for_model; with truncation that cuts
+    # nothing (only_second: a single text is never cut) it takes it: the same result.
+    for t in (tok, AutoTokenizer.from_pretrained(hfdir, add_eos_token=True)):
+        fast = t(lines[:300], return_offsets_mapping=t is tok)
+        slow = t(lines[:300], truncation=True, max_length=10**6,
+                 return_offsets_mapping=t is tok)
+        assert dict(fast) == dict(slow)
+        assert t(lines[0]) == t(lines[0], truncation=True, max_length=10**6)
+        for padding in (dict(padding=True), dict(padding="max_length", max_length=400),
+                        dict(padding=True, padding_side="left", pad_to_multiple_of=8)):
+            kwargs = dict(return_offsets_mapping=t is tok, return_tensors="np", **padding)
+            fast = t(lines[:50], **kwargs)
+            slow = t(lines[:50], truncation="only_second", **kwargs)
+            assert sorted(fast) == sorted(slow)
+            assert all((fast[k] == slow[k]).all() for k in fast)
+        assert t(lines[:3], add_special_tokens=False)["input_ids"] == \
+            t(lines[:3], add_special_tokens=False, truncation=True, max_length=10**6)["input_ids"]
+
+
 def test_autotokenizer_ids_equal_the_cli_ids(tok, hfdir, morpheus_bin, dev_lines):
     cli = run_cli(morpheus_bin, "encode", "--model", hfdir, os.environ["MORPHEUS_DEV_SENTENCES"])
     cli_ids = [[int(x) for x in line.split()] for line in cli.decode().splitlines()]
