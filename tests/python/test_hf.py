@@ -318,3 +318,25 @@ def test_pickles_and_opens_again(tok, lines):
 def test_numpy_ids_decode(tok, native, lines):
     ids = np.array(native.encode(lines[2]), dtype=np.int64)
     assert tok.decode(ids) == lines[2]
+
+
+def test_readme_example_runs(hfdir, native, lines, tmp_path, monkeypatch):
+    # README.md's transformers example as it stands, on the test tokenizer and dev sentences.
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n### Hugging Face transformers\n"):]
+    begin = section.index("```python\n") + len("```python\n")
+    code = section[begin:section.index("```", begin)]
+    assert '"runs/main/tokenizer"' in code and '"corpus.txt"' in code
+    (tmp_path / "corpus.txt").write_text("\n".join(lines[:40]) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(compile(code.replace('"runs/main/tokenizer"', repr(hfdir)), "README.md", "exec"),
+         namespace)
+    batch = namespace["batch"]
+    assert batch["input_ids"].shape[0] == 32
+    for row, labels, text in zip(batch["input_ids"], batch["labels"], lines[:32]):
+        want = native.encode(text, add_eos=True)[:1024]
+        assert row[:len(want)].tolist() == want
+        assert (labels[len(want):] == -100).all()
