@@ -340,3 +340,12 @@ def test_readme_example_runs(hfdir, native, lines, tmp_path, monkeypatch):
         want = native.encode(text, add_eos=True)[:1024]
         assert row[:len(want)].tolist() == want
         assert (labels[len(want):] == -100).all()
+
+
+def test_user_symbols_and_threads(hfdir, native, lines):
+    two = AutoTokenizer.from_pretrained(hfdir, threads=2)
+    assert two(lines)["input_ids"] == [native.encode(t) for t in lines]
+    text = "kitap <sep> ev <s>"  # a user symbol is matched, a special token string is text
+    assert two(text)["input_ids"] == native.encode(text)
+    assert two.convert_tokens_to_ids("<sep>") in two(text)["input_ids"]
+    assert two.decode(two(text)["input_ids"]) == text
