@@ -7,14 +7,16 @@
 # Inputs: the UD dev sentences (the shipped tokenizer; and the same text with the warm-table
 # tokenizer, runs/main/tokenizer-warm, whose table holds its words), and the new-text bench's
 # input (bench/new_text_bench.sh: the npm corpus's even lines, 4 shuffled copies, with a tokenizer
-# exported from the odd lines' word types; reused from its work directory when there). Each
+# exported from the odd lines' word types; made once in WORK/new_text). Each
 # system: the first call on a freshly loaded object (cold) and the median of REPS more (warm), in
 # MB/s and tokens/s; one process with 1 thread, one with 2 (RAYON_NUM_THREADS for tokenizers,
 # num_threads for tiktoken, threads for Morpheus). The work is bench/peers_bench.py, in .venv's
 # Python (scripts/setup.sh installs the pinned packages). Prints a Markdown table.
 # Usage: bench/peers_bench.sh [TOKDIR] [CORPUS] [WORK] [REPS]
 # Defaults: runs/main/tokenizer, runs/main/unsup/prepare/corpus.txt (the training text),
-# /tmp/morpheus_peers_bench, 3.
+# /tmp/morpheus_peers_bench, 3. The main job's other artifacts, overridable: WARM_TOKDIR
+# (runs/main/tokenizer-warm), SPM_DIRS (comma-separated), CHECKPOINT (runs/main/semi/train/final,
+# for the new-text tokenizer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tok=${1:-runs/main/tokenizer}
@@ -23,13 +25,14 @@ work=${3:-/tmp/morpheus_peers_bench}
 reps=${4:-3}
 bin=build/dev/tools
 py=.venv/bin/python
-warm=runs/main/tokenizer-warm
-spm=runs/main/baselines/spm-unigram-32k,runs/main/baselines/spm-bpe-32k
-nt=/tmp/morpheus_new_text_bench
+warm=${WARM_TOKDIR:-runs/main/tokenizer-warm}
+spm=${SPM_DIRS:-runs/main/baselines/spm-unigram-32k,runs/main/baselines/spm-bpe-32k}
+checkpoint=${CHECKPOINT:-runs/main/semi/train/final}
+nt=$work/new_text
 ud=${MORPHEUS_SHARED_DATA:-../shared/data}/corpus/dev_ud_sentences.txt
 for f in "$bin/morpheus" "$bin/morpheus-spm" "$tok/morpheus.json" "$warm/morpheus.json" \
   "$corpus" "$ud" "$py" build/dev/python/morpheus/_tokenizer.*.so ${spm//,/ } \
-  runs/main/semi/train/final/model.pt; do
+  "$checkpoint/model.pt"; do
   [ -e "$f" ] || { echo "missing $f (scripts/setup.sh, build, run scripts/main.sh)" >&2; exit 1; }
 done
 mkdir -p "$work" "$nt"
@@ -50,7 +53,7 @@ for _ in range(4):
     out += copy
 open(sys.argv[2] + "/new_text.txt", "w", encoding="utf-8").write("\n".join(out) + "\n")
 PY
-  "$bin/morpheus" export --checkpoint runs/main/semi/train/final --out "$nt/tok" \
+  "$bin/morpheus" export --checkpoint "$checkpoint" --out "$nt/tok" \
     --words "$nt/train_words.tsv" --threshold 0.42 2>&1 | tail -1
 fi
 RAYON_NUM_THREADS=2 "$py" bench/peers_bench.py train --corpus "$corpus" --work "$work"
