@@ -111,7 +111,21 @@ def timed(fn, reps):
         start = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - start)
-    return first, statistics.median(times), out
+    return first, statistics.median(times) if times else first, out
+
+
+def alternate(raw, other, pairs):
+    """Ratios raw seconds / other seconds of `pairs` alternating calls, and other's seconds."""
+    ratios, times = [], []
+    for _ in range(pairs):
+        start = time.perf_counter()
+        raw()
+        middle = time.perf_counter()
+        other()
+        end = time.perf_counter()
+        ratios.append((middle - start) / (end - middle))
+        times.append(end - middle)
+    return ratios, times
 
 
 def run(args):
@@ -174,28 +188,34 @@ def run(args):
         tok = morpheus.Tokenizer(tokdir)
         first, warm, out = timed(lambda: tok.encode_batch(lines, threads=threads), args.reps)
         row("Morpheus encode_batch", first, warm, sum(map(len, out)), f"{tok.vocab_size} ids")
-        raw_warm = warm
+        # morpheus.hf against the raw encode_batch: alternating calls (a load that changes while
+        # the bench runs changes both), the median of the pairs' ratios.
         htok = MorpheusTokenizer(path=tokdir, threads=threads)
-        first, warm, hout = timed(lambda: htok(lines)["input_ids"], args.reps)
+        pairs = args.reps * 2 + 1
+        first, _, hout = timed(lambda: htok(lines)["input_ids"], 0)
         assert hout == out, "morpheus.hf gave other ids than encode_batch"
-        row("Morpheus via morpheus.hf", first, warm, sum(map(len, hout)),
-            f"{raw_warm / warm:.2f}x the raw encode_batch")
+        ratios, hf_times = alternate(lambda: tok.encode_batch(lines, threads=threads),
+                                     lambda: htok(lines), pairs)
+        row("Morpheus via morpheus.hf", first, statistics.median(hf_times), sum(map(len, hout)),
+            f"{statistics.median(ratios):.2f}x the raw encode_batch ({pairs} alternating pairs)")
         # Padded to the longest text, batches of 64 texts (as a DataLoader's), the first 6,400.
         batches = [lines[i:i + 64] for i in range(0, min(len(lines), 6400), 64)]
         sub_mb = sum(len(t.encode("utf-8")) + 1 for b in batches for t in b) / 1e6
-        _, padded_raw, _ = timed(lambda: [tok.encode_batch(b, threads=threads, padding=True,
-                                                           return_tensors="np")
-                                          for b in batches], args.reps)
-        first, warm, _ = timed(lambda: [htok(b, padding=True, return_tensors="np")
-                                        for b in batches], args.reps)
-        results["rows"].append({"input": name, "system": "Morpheus via morpheus.hf, padded",
-                                "threads": threads, "mb": sub_mb, "cold_s": first,
-                                "warm_s": warm,
-                                "tokens": sum(len(i) for i in out[:len(batches) * 64]),
-                                "note": f"{padded_raw / warm:.2f}x encode_batch(padding=True), "
-                                        "batches of 64 (the library's pad())"})
-        print(f"{name:9s} morpheus.hf padded t={threads} {sub_mb / warm:7.2f} MB/s, "
-              f"{padded_raw / warm:.2f}x the raw padded encode_batch", flush=True)
+        first, _, _ = timed(lambda: [htok(b, padding=True, return_tensors="np") for b in batches],
+                            0)
+        ratios, hf_times = alternate(
+            lambda: [tok.encode_batch(b, threads=threads, padding=True, return_tensors="np")
+                     for b in batches],
+            lambda: [htok(b, padding=True, return_tensors="np") for b in batches], pairs)
+        results["rows"].append({
+            "input": name, "system": "Morpheus via morpheus.hf, padded", "threads": threads,
+            "mb": sub_mb, "cold_s": first, "warm_s": statistics.median(hf_times),
+            "tokens": sum(len(i) for i in out[:len(batches) * 64]),
+            "note": f"{statistics.median(ratios):.2f}x encode_batch(padding=True) "
+                    f"({pairs} alternating pairs), batches of 64 (the library's pad())"})
+        print(f"{name:9s} morpheus.hf padded t={threads} "
+              f"{sub_mb / statistics.median(hf_times):7.2f} MB/s, "
+              f"{statistics.median(ratios):.2f}x the raw padded encode_batch", flush=True)
         profile = cProfile.Profile()
         profile.runcall(lambda: [htok(b, padding=True, return_tensors="np") for b in batches])
         text = io.StringIO()
@@ -210,21 +230,30 @@ def table(args):
     for path in args.results:
         with open(path, encoding="utf-8") as f:
             runs.append(json.load(f))
-    print("| input | system | threads | cold MB/s | warm MB/s | warm Mtokens/s | tokens | note |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
     rows = [r for run in runs for r in run["rows"]]
-    order = {n: i for i, n in enumerate(dict.fromkeys(r["input"] for r in rows))}
-    for r in sorted(rows, key=lambda r: (order[r["input"]], r["system"], r["threads"])):
-        print(f"| {r['input']} | {r['system']} | {r['threads']} | {r['mb'] / r['cold_s']:.2f} | "
-              f"{r['mb'] / r['warm_s']:.2f} | {r['tokens'] / r['warm_s'] / 1e6:.2f} | "
-              f"{r['tokens']:,} | {r['note']} |")
+    by = {}
+    for r in rows:
+        by.setdefault((r["input"], r["system"]), {})[r["threads"]] = r
+    threads = sorted({r["threads"] for r in rows})
+    head = ["input", "system", "tokens", "cold MB/s (1 thread)", "warm MB/s (1 thread)",
+            "warm Mtokens/s (1 thread)"] + [f"warm MB/s ({t} threads)" for t in threads if t > 1]
+    print("| " + " | ".join(head + ["note"]) + " |")
+    print("|---|---|" + "---:|" * (len(head) - 2) + "---|")
+    for (name, system), per in by.items():
+        one = per.get(1) or next(iter(per.values()))
+        cells = [name, system, f"{one['tokens']:,}", f"{one['mb'] / one['cold_s']:.2f}",
+                 f"{one['mb'] / one['warm_s']:.2f}",
+                 f"{one['tokens'] / one['warm_s'] / 1e6:.2f}"]
+        cells += [f"{per[t]['mb'] / per[t]['warm_s']:.2f}" if t in per else "—"
+                  for t in threads if t > 1]
+        print("| " + " | ".join(cells + [one["note"]]) + " |")
     for run in runs:
         print(f"\nthreads {run['threads']}: load average at start "
               f"{' '.join(f'{x:.2f}' for x in run['load'])}")
     if args.profiles:
         for run in runs:
             for name, text in run["profiles"].items():
-                print(f"\nmorpheus.hf profile, {name}, threads {run['threads']}:\n{text}")
+                print(f"\nmorpheus.hf profile, padded, {name}, threads {run['threads']}:\n{text}")
 
 
 def main():

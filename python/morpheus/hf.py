@@ -219,6 +219,8 @@ class MorpheusTokenizer(PreTrainedTokenizer):
 
     def _batch_encode_plus(self, batch_text_or_text_pairs, is_split_into_words: bool = False,
                            **kwargs) -> BatchEncoding:
+        if not is_split_into_words and set(map(type, batch_text_or_text_pairs)) <= {str}:
+            return self._encode_pairs(None, texts=list(batch_text_or_text_pairs), **kwargs)
         pairs = []
         for item in batch_text_or_text_pairs:
             if not isinstance(item, (list, tuple)) or (
@@ -229,7 +231,7 @@ class MorpheusTokenizer(PreTrainedTokenizer):
                 pairs.append((first, second))
         return self._encode_pairs(pairs, is_split_into_words=is_split_into_words, **kwargs)
 
-    def _encode_pairs(self, pairs, add_special_tokens: bool = True,
+    def _encode_pairs(self, pairs, texts=None, add_special_tokens: bool = True,
                       padding_strategy=PaddingStrategy.DO_NOT_PAD, truncation_strategy=None,
                       max_length: Optional[int] = None, stride: int = 0,
                       is_split_into_words: bool = False, pad_to_multiple_of: Optional[int] = None,
@@ -241,8 +243,9 @@ class MorpheusTokenizer(PreTrainedTokenizer):
                       return_offsets_mapping: bool = False, return_length: bool = False,
                       verbose: bool = True, split_special_tokens: bool = False,
                       **kwargs) -> BatchEncoding:
-        # (first, second or None) pairs of texts, word lists or ids; split_special_tokens has
-        # no effect (special token strings in a text are always text).
+        # (first, second or None) pairs of texts, word lists or ids, or texts alone (pairs
+        # None); split_special_tokens has no effect (special token strings in a text are always
+        # text).
         if kwargs:
             raise TypeError(f"MorpheusTokenizer: unexpected keyword arguments {sorted(kwargs)}")
         bare = (truncation_strategy in (None, TruncationStrategy.DO_NOT_TRUNCATE)
@@ -250,11 +253,16 @@ class MorpheusTokenizer(PreTrainedTokenizer):
                          or return_token_type_ids)
                 and not (return_offsets_mapping and add_special_tokens
                          and (self.add_bos_token or self.add_eos_token))
-                and all(isinstance(a, str) and b is None for a, b in pairs))
+                and (texts is not None or all(isinstance(a, str) and b is None
+                                              for a, b in pairs)))
         if bare:
-            return self._encode_bare([a for a, _ in pairs], add_special_tokens, padding_strategy,
+            if texts is None:
+                texts = [a for a, _ in pairs]
+            return self._encode_bare(texts, add_special_tokens, padding_strategy,
                                      max_length, pad_to_multiple_of, padding_side, return_tensors,
                                      return_attention_mask, return_offsets_mapping, verbose)
+        if pairs is None:
+            pairs = [(t, None) for t in texts]
         encoded = _BatchTexts(self, is_split_into_words, return_offsets_mapping)
         slots = [(encoded.add(first), None if second is None else encoded.add(second))
                  for first, second in pairs]
@@ -308,7 +316,7 @@ class MorpheusTokenizer(PreTrainedTokenizer):
                 if return_attention_mask is None:
                     return_attention_mask = "attention_mask" in self.model_input_names
                 if return_attention_mask:
-                    masks = [[1] * len(row) for row in ids]
+                    masks = list(map([1].__mul__, map(len, ids)))
         result = {"input_ids": ids}
         if return_offsets_mapping:
             result["offset_mapping"] = out["offsets"]
@@ -438,12 +446,18 @@ class _BatchTexts:
 @contextlib.contextmanager
 def _gc_paused():
     # The lists of ids and masks of a batch hold ints only (no cycles), but creating millions of
-    # them runs the cyclic collector over and over (a third of a large batch's time).
+    # them runs the cyclic collector over and over (a third of a large batch's time), and
+    # re-enabling it after a pause would traverse them all at the next allocation. So the
+    # collector is off while they are made, and freeze() + unfreeze() then moves the objects
+    # tracked so far to the oldest generation without traversing them (the next full collection
+    # looks at them, as at any long-lived object).
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()
         if enabled:
             gc.enable()
 
