@@ -66,9 +66,19 @@ struct ExportState {
   std::unordered_map<std::string, uint64_t> piece_counts;
   std::vector<std::string> runs;  // folded letter runs, sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
+  // Whole-morpheme merges: each run of 2 or more adjacent segmenter pieces of a run, by weight.
+  std::unordered_map<std::string, uint64_t> merge_counts;
+  // Occurrences of each folded run where a word-initial piece may carry its space.
+  std::unordered_map<std::string, uint64_t> lead_counts;
   std::vector<std::string> pieces;
   std::vector<uint64_t> counts;
+  size_t merged_pieces = 0;   // pieces that join whole segmenter pieces
+  size_t initial_pieces = 0;  // word-initial pieces
 };
+
+// The most segmenter pieces, and code points, one merge candidate joins.
+constexpr size_t kMaxMergeParts = 6;
+constexpr size_t kMaxMergeChars = 24;
 
 std::string capitalize(const std::string& word) {
   StatusOr<std::u32string> cps = utf8::decode(word);
@@ -240,8 +250,62 @@ Status count_text_apostrophe_pieces(const std::string& path, ExportState* state)
   return reader.status();
 }
 
+// Adds `weight` to every join of 2..kMaxMergeParts adjacent pieces of `pieces` (one run's cut).
+void count_merge_candidates(const std::vector<std::string>& pieces, uint64_t weight,
+                            std::unordered_map<std::string, uint64_t>* merge_counts) {
+  for (size_t i = 0; i + 1 < pieces.size(); ++i) {
+    std::string joined = pieces[i];
+    size_t chars = utf8::length(joined);
+    for (size_t j = i + 1; j < pieces.size() && j - i < kMaxMergeParts; ++j) {
+      joined += pieces[j];
+      chars += utf8::length(pieces[j]);
+      if (chars > kMaxMergeChars) break;
+      (*merge_counts)[joined] += weight;
+    }
+  }
+}
+
+// Whether the letter run spans[k] of `line` may take a word-initial piece: after a single space
+// that does not start the line, or at the start of the line (the implicit space).
+bool has_lead(std::string_view line, const std::vector<tokenizer::Span>& spans, size_t k) {
+  using tokenizer::SpanKind;
+  if (spans[k].kind != SpanKind::kLetter) return false;
+  if (spans[k].begin == 0 || line[spans[k].begin - 1] == '\n') return true;
+  if (k == 0 || spans[k - 1].kind != SpanKind::kSpace || spans[k - 1].size() != 1) return false;
+  const size_t space = spans[k - 1].begin;
+  return line[space] == ' ' && space > 0 && line[space - 1] != '\n';
+}
+
+// The runs that may take a word-initial piece, counted in the running text (one per
+// occurrence), or else the first span of each word type (weighted by its count: a word follows
+// a space or starts a line).
+Status count_leads(const WriterOptions& options, ExportState* state) {
+  std::vector<tokenizer::Span> spans;
+  if (options.text.empty()) {
+    for (const auto& [word, count] : state->words) {
+      spans.clear();
+      tokenizer::pretokenize_into(word, spans);
+      if (!spans.empty() && spans[0].kind == tokenizer::SpanKind::kLetter) {
+        state->lead_counts[fold_run(spans[0].text(word))] += count;
+      }
+    }
+    return ok_status();
+  }
+  LineReader reader;
+  MORPHEUS_RETURN_IF_ERROR(reader.open(options.text, true));
+  std::string line;
+  while (reader.next(&line)) {
+    spans.clear();
+    tokenizer::pretokenize_into(line, spans);
+    for (size_t k = 0; k < spans.size(); ++k) {
+      if (has_lead(line, spans, k)) ++state->lead_counts[fold_run(spans[k].text(line))];
+    }
+  }
+  return reader.status();
+}
+
 // The segmenter's pieces of every run: the segment table, and the piece counts.
-Status segment_runs(const SnappedSegmenter& segmenter, ExportState* state) {
+Status segment_runs(const SnappedSegmenter& segmenter, bool count_merges, ExportState* state) {
   const std::vector<std::string>& runs = state->runs;
   state->table_entries.reserve(runs.size());
   ProgressBar bar("export: segment", runs.size(), "words");
@@ -254,6 +318,7 @@ Status segment_runs(const SnappedSegmenter& segmenter, ExportState* state) {
     for (size_t i = 0; i < block.size(); ++i) {
       const uint64_t count = state->run_counts[block[i]];
       for (const std::string& p : pieces[i]) state->piece_counts[p] += count;
+      if (count_merges) count_merge_candidates(pieces[i], count, &state->merge_counts);
       state->table_entries.emplace_back(block[i], std::move(pieces[i]));
     }
     bar.add(block.size());
@@ -262,42 +327,153 @@ Status segment_runs(const SnappedSegmenter& segmenter, ExportState* state) {
   return ok_status();
 }
 
-// Vocabulary: the segmenter's letters first (so no letter falls back to bytes), then the pieces
-// by weighted count (ties by string) down to min_count, then (with the root snap) dictionary
-// roots, then the segmenter's spare pieces. Case is folded (no case duplicates); no word-start
-// marker pieces (the codec restores spacing).
-void distil_vocabulary(const WriterOptions& options, const RunSegmenter& segmenter,
-                       const morph::RootLexicon* root_snap, ExportState* state) {
-  const size_t budget = options.vocab_size - reserved_ids(options);
+// The vocabulary as it is chosen: pieces in id order, each once, up to a budget.
+struct Picker {
+  std::vector<std::string>* pieces;
+  std::vector<uint64_t>* counts;
   std::unordered_set<std::string> seen;
-  for (const std::string& letter : segmenter.letters()) {
-    if (state->pieces.size() >= budget) break;
-    if (!seen.insert(letter).second) continue;
-    const auto it = state->piece_counts.find(letter);
-    state->counts.push_back(it == state->piece_counts.end() ? 0 : it->second);
-    state->pieces.push_back(letter);
+  size_t budget = 0;
+
+  bool full() const { return pieces->size() >= budget; }
+  bool add(const std::string& piece, uint64_t count) {
+    if (full() || !seen.insert(piece).second) return false;
+    pieces->push_back(piece);
+    counts->push_back(count);
+    return true;
   }
-  std::vector<std::pair<std::string, uint64_t>> ranked(state->piece_counts.begin(),
-                                                       state->piece_counts.end());
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+};
+
+// A candidate piece by weighted count; `merged`: a join of whole segmenter pieces.
+struct Candidate {
+  std::string piece;
+  uint64_t count;
+  bool merged;
+};
+
+// The counted pieces and merge candidates of at least min_count, by count (ties by string).
+std::vector<Candidate> ranked_candidates(const WriterOptions& options, const ExportState& state) {
+  std::vector<Candidate> ranked;
+  for (const auto& [piece, count] : state.piece_counts) {
+    if (count >= options.min_count) ranked.push_back({piece, count, false});
+  }
+  for (const auto& [piece, count] : state.merge_counts) {
+    if (count >= options.min_count && state.piece_counts.count(piece) == 0) {
+      ranked.push_back({piece, count, true});
+    }
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
+    return a.count != b.count ? a.count > b.count : a.piece < b.piece;
   });
-  for (const auto& [piece, count] : ranked) {
-    if (state->pieces.size() >= budget || count < options.min_count) break;
-    if (!seen.insert(piece).second) continue;
-    state->pieces.push_back(piece);
-    state->counts.push_back(count);
-  }
-  if (root_snap != nullptr) {
-    add_lexicon_roots(*root_snap, state->runs, budget, &state->pieces, &state->counts, &seen);
-  }
-  for (const std::string& piece : segmenter.spare_pieces()) {
-    if (state->pieces.size() >= budget) break;
-    if (!seen.insert(piece).second) continue;
-    state->pieces.push_back(piece);
-    state->counts.push_back(0);
-  }
+  return ranked;
 }
+
+// A Segmenter answering from the export's table (a run it lacks is one piece).
+class ExportTableSegmenter : public tokenizer::WordSegmenter {
+ public:
+  explicit ExportTableSegmenter(const ExportState& state) {
+    for (const auto& [run, pieces] : state.table_entries) table_.emplace(run, &pieces);
+  }
+  std::string name() const override { return "export-table"; }
+  std::vector<std::string> cut(std::string_view word) const override {
+    const auto it = table_.find(std::string(word));
+    return it == table_.end() ? std::vector<std::string>{std::string(word)} : *it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, const std::vector<std::string>*> table_;
+};
+
+// Word-initial candidates: " " + the first piece each lead run encodes to with the vocabulary
+// chosen so far (its merges and back-off), weighted by the run's lead count; by count.
+StatusOr<std::vector<Candidate>> word_initial_candidates(const WriterOptions& options,
+                                                         const ExportState& state) {
+  tokenizer::PieceCodecOptions codec_options;
+  codec_options.vocabulary_backoff = true;
+  codec_options.merge_pieces = options.stream.merge_share > 0;
+  codec_options.cache_capacity = 0;
+  MORPHEUS_ASSIGN_OR_RETURN(
+      tokenizer::PieceCodec codec,
+      tokenizer::PieceCodec::create(state.pieces, std::make_shared<ExportTableSegmenter>(state),
+                                    codec_options));
+  std::unordered_map<std::string, uint64_t> counts;
+  std::vector<int32_t> ids;
+  for (const auto& [run, count] : state.lead_counts) {
+    ids.clear();
+    MORPHEUS_RETURN_IF_ERROR(codec.encode(run, &ids));
+    if (!ids.empty() && ids[0] >= tokenizer::PieceCodec::kFirstPieceId) {
+      counts[" " + codec.id_to_string(ids[0])] += count;
+    }
+  }
+  std::vector<Candidate> ranked;
+  for (const auto& [piece, count] : counts) {
+    if (count >= options.min_count) ranked.push_back({piece, count, false});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
+    return a.count != b.count ? a.count > b.count : a.piece < b.piece;
+  });
+  return ranked;
+}
+
+// Vocabulary: the segmenter's letters first (so no letter falls back to bytes), then the pieces
+// (and, with merges, joins of whole segmenter pieces, at most merge_share of the budget) by
+// weighted count down to min_count, then (with the root snap) dictionary roots, then the
+// segmenter's spare pieces, all within the budget less the word-initial share; then the
+// word-initial pieces of the most frequent first pieces up to the whole budget, and what they
+// leave goes on with the ranked pieces, roots and spares. Case is folded (no case duplicates).
+Status distil_vocabulary(const WriterOptions& options, const RunSegmenter& segmenter,
+                         const morph::RootLexicon* root_snap, ExportState* state) {
+  const size_t budget = options.vocab_size - reserved_ids(options);
+  const StreamOptions& stream = options.stream;
+  const size_t initial_budget =
+      stream.word_initial
+          ? static_cast<size_t>(static_cast<double>(budget) * stream.word_initial_share)
+          : 0;
+  const size_t merge_budget = static_cast<size_t>(static_cast<double>(budget) * stream.merge_share);
+  Picker pick{&state->pieces, &state->counts, {}, budget - initial_budget};
+  for (const std::string& letter : segmenter.letters()) {
+    const auto it = state->piece_counts.find(letter);
+    pick.add(letter, it == state->piece_counts.end() ? 0 : it->second);
+  }
+  const std::vector<Candidate> ranked = ranked_candidates(options, *state);
+  size_t next = 0;
+  size_t& merges = state->merged_pieces;
+  const auto fill = [&] {
+    for (; next < ranked.size() && !pick.full(); ++next) {
+      const Candidate& c = ranked[next];
+      if (c.merged && merges >= merge_budget) continue;
+      if (pick.add(c.piece, c.count) && c.merged) ++merges;
+    }
+    if (next < ranked.size()) return;
+    if (root_snap != nullptr) {
+      add_lexicon_roots(*root_snap, state->runs, pick.budget, &state->pieces, &state->counts,
+                        &pick.seen);
+    }
+    for (const std::string& piece : segmenter.spare_pieces()) pick.add(piece, 0);
+  };
+  fill();
+  pick.budget = budget;
+  if (initial_budget > 0) {
+    MORPHEUS_ASSIGN_OR_RETURN(const std::vector<Candidate> initial,
+                              word_initial_candidates(options, *state));
+    for (const Candidate& c : initial) {
+      if (pick.add(c.piece, c.count)) ++state->initial_pieces;
+    }
+  }
+  fill();
+  return ok_status();
+}
+
+}  // namespace
+
+json stream_config(const StreamOptions& stream) {
+  return {{"word_initial", stream.word_initial},
+          {"line_start_prefix", stream.word_initial},
+          {"merge_pieces", stream.merge_share > 0},
+          {"word_initial_share", stream.word_initial ? stream.word_initial_share : 0.0},
+          {"merge_share", stream.merge_share}};
+}
+
+namespace {
 
 // The config (morpheus.json) without its self-tests; `files` holds the checksums of the written
 // files.
@@ -316,11 +492,14 @@ json tokenizer_config(const WriterOptions& options, const RunSegmenter& segmente
                  {"turkish_case", true},
                  {"vocabulary_backoff", "fewest pieces inside each segmenter piece"},
                  {"turkish_apostrophe", true},
+                 {"stream", stream_config(options.stream)},
                  {"root_snap", options.root_snap},
                  {"root_snap_rule", morph::kRootSnapRule},
                  {"min_count", options.min_count},
                  {"word_types", state.words.size()},
                  {"table_runs", state.runs.size()}};
+  config["stream"]["word_initial_pieces"] = state.initial_pieces;
+  config["stream"]["merged_pieces"] = state.merged_pieces;
   config.update(segmenter.config());
   config["files"] = std::move(files);
   config["self_test"] = json::array();
@@ -432,6 +611,7 @@ Status read_inputs(const WriterOptions& options, ExportState* state,
   if (!options.text.empty()) {
     MORPHEUS_RETURN_IF_ERROR(count_text_apostrophe_pieces(options.text, state));
   }
+  if (options.stream.word_initial) MORPHEUS_RETURN_IF_ERROR(count_leads(options, state));
   if (options.root_snap) {
     MORPHEUS_ASSIGN_OR_RETURN(
         morph::RootLexicon lexicon,
@@ -454,6 +634,14 @@ Status check_writer_options(const WriterOptions& options) {
         "--vocab-size " + std::to_string(options.vocab_size) + " leaves no room for pieces",
         "256 byte tokens, <cap>/<upper>/<upper_word>, the special tokens and the user symbols "
         "take ids too; use e.g. 50000");
+  }
+  const StreamOptions& stream = options.stream;
+  if (stream.word_initial_share < 0 || stream.merge_share < 0 ||
+      (stream.word_initial ? stream.word_initial_share : 0.0) + stream.merge_share >= 1) {
+    return invalid_argument(
+        "--word-initial-share and --merge-share must be at least 0 and "
+        "leave part of the piece budget to the segmenter's pieces",
+        "e.g. --word-initial-share 0.25 --merge-share 0.1");
   }
   MORPHEUS_RETURN_IF_ERROR(
       tokenizer::check_special_tokens(options.special_tokens, options.user_symbols));
@@ -494,8 +682,8 @@ Status write_tokenizer_dir(const WriterOptions& options, const RunSegmenter& seg
   std::unique_ptr<morph::RootLexicon> root_snap;
   MORPHEUS_RETURN_IF_ERROR(read_inputs(options, &state, &root_snap));
   const SnappedSegmenter snapped{segmenter, root_snap.get()};
-  MORPHEUS_RETURN_IF_ERROR(segment_runs(snapped, &state));
-  distil_vocabulary(options, segmenter, root_snap.get(), &state);
+  MORPHEUS_RETURN_IF_ERROR(segment_runs(snapped, options.stream.merge_share > 0, &state));
+  MORPHEUS_RETURN_IF_ERROR(distil_vocabulary(options, segmenter, root_snap.get(), &state));
 
   // Everything goes into a temporary sibling directory, then is renamed into place.
   const std::string out = fs::path(options.out).lexically_normal().string();

@@ -66,6 +66,20 @@ class RunSegmenter {
 // The logit distance from the threshold a model self-test run must keep.
 constexpr float kSelfTestMargin = 0.05f;
 
+// The id stream's layout (tokenizer/piece_codec.h, PieceCodecOptions; morpheus.json "stream"):
+// word-initial pieces carry the space before a word, whole-morpheme merges join adjacent
+// segmenter pieces of a word; each takes at most its share of the piece budget (the ids left
+// after bytes, case tokens, special tokens and user symbols). Defaults: the shipped layout.
+struct StreamOptions {
+  bool word_initial = true;  // with the implicit space at the start of a line
+  double word_initial_share = 0.25;
+  double merge_share = 0.0;  // 0: no merges (the stream cuts every segmenter boundary)
+};
+
+// morpheus.json's "stream" entry of `stream`: the layout the codec reads (tokenizer/tokenizer.h:
+// word_initial, line_start_prefix, merge_pieces) and the two shares.
+nlohmann::json stream_config(const StreamOptions& stream);
+
 struct WriterOptions {
   std::string words;  // word<TAB>count file (words.tsv of `morpheus prepare`)
   // Running text (e.g. the training corpus), optional: the runs the apostrophe convention keeps
@@ -77,6 +91,7 @@ struct WriterOptions {
   std::vector<std::string> special_tokens = tokenizer::default_special_tokens();
   std::vector<std::string> user_symbols;
   uint64_t min_count = 2;  // pieces seen less often (weighted) are not kept
+  StreamOptions stream;
   // Root snap (morph/root_snap.h) on every segmentation: the table's here, the runtime's at
   // encode time; the two lexicons are copied into the directory (root_snap/).
   bool root_snap = false;

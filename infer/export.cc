@@ -142,6 +142,7 @@ StatusOr<json> provenance(const ExportOptions& options) {
                                {"min_count", options.min_count},
                                {"threshold", options.threshold},
                                {"root_snap", options.root_snap},
+                               {"stream", exporter::stream_config(options.stream)},
                                {"device", options.device.str()}};
   if (options.root_snap) {
     inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.root_lexicon},
@@ -172,6 +173,7 @@ exporter::WriterOptions writer_options(const ExportOptions& options) {
   w.special_tokens = options.special_tokens;
   w.user_symbols = options.user_symbols;
   w.min_count = options.min_count;
+  w.stream = options.stream;
   w.root_snap = options.root_snap;
   w.root_lexicon = options.root_lexicon;
   w.suffix_lexicon = options.suffix_lexicon;

@@ -48,8 +48,9 @@ struct ExportOptions {
   // symbols (matched in the text), ids after the pieces in this order.
   std::vector<std::string> special_tokens = tokenizer::default_special_tokens();
   std::vector<std::string> user_symbols;
-  uint64_t min_count = 2;  // pieces seen less often (weighted) are not kept
-  double threshold = 0;    // boundary probability threshold in (0, 1); 0: the model's own
+  uint64_t min_count = 2;          // pieces seen less often (weighted) are not kept
+  exporter::StreamOptions stream;  // the id stream's layout
+  double threshold = 0;            // boundary probability threshold in (0, 1); 0: the model's own
   // Root snap (morph/root_snap.h) on every segmentation: the table's here, the model's at
   // encode time (stage 4 of tokenizer/tokenizer.h); the two lexicons are copied into the
   // directory (root_snap/).

@@ -119,6 +119,7 @@ StatusOr<PieceCodec> PieceCodec::from_image(std::string_view image,
 Status PieceCodec::index_pieces(bool build_map) {
   if (build_map) piece_ids_.reserve(pieces_.size());
   word_piece_.reserve(pieces_.size());
+  initial_piece_.assign(pieces_.size(), 0);
   for (size_t i = 0; i < pieces_.size(); ++i) {
     const std::string& p = pieces_[i];
     if (p.empty()) {
@@ -128,9 +129,12 @@ Status PieceCodec::index_pieces(bool build_map) {
     if (!utf8::is_valid(p)) {
       return invalid_argument("piece " + std::to_string(i) + " is not valid UTF-8");
     }
-    const char32_t first = utf8::decode_one(p, 0).code_point;
     max_piece_cps_ = std::max(max_piece_cps_, utf8::length(p));
-    word_piece_.push_back(unicode::is_letter(first) || unicode::is_mark(first) ? 1 : 0);
+    const bool spaced = options_.word_initial && p.size() > 1 && p[0] == ' ';
+    const char32_t first = utf8::decode_one(p, spaced ? 1 : 0).code_point;
+    const bool word = unicode::is_letter(first) || unicode::is_mark(first);
+    word_piece_.push_back(word ? 1 : 0);
+    initial_piece_[i] = spaced && word ? 1 : 0;
     if (!build_map) continue;
     const auto [id, inserted] = piece_ids_.insert(p, kFirstPieceId + static_cast<int32_t>(i));
     if (!inserted) {
@@ -138,10 +142,28 @@ Status PieceCodec::index_pieces(bool build_map) {
                               std::to_string(*id - kFirstPieceId));
     }
   }
+  initial_of_.assign(pieces_.size(), -1);
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    if (!initial_piece_[i]) continue;
+    const int32_t plain = piece_id(std::string_view(pieces_[i]).substr(1));
+    if (plain >= 0)
+      initial_of_[static_cast<size_t>(plain - kFirstPieceId)] =
+          kFirstPieceId + static_cast<int32_t>(i);
+  }
   for (size_t c = 0; c < ascii_ids_.size(); ++c) {
     ascii_ids_[c] = piece_id(std::string(1, static_cast<char>(c)));
   }
   return ok_status();
+}
+
+int32_t PieceCodec::word_initial_id(int32_t id) const {
+  if (id < kFirstPieceId || id >= vocab_size()) return -1;
+  return initial_of_[static_cast<size_t>(id - kFirstPieceId)];
+}
+
+bool PieceCodec::is_word_initial(int32_t id) const {
+  return id >= kFirstPieceId && id < vocab_size() &&
+         initial_piece_[static_cast<size_t>(id - kFirstPieceId)] != 0;
 }
 
 int32_t PieceCodec::piece_id(std::string_view piece) const {
@@ -166,10 +188,11 @@ std::string PieceCodec::id_to_string(int32_t id) const {
 }
 
 // Units of a folded letter run: segmenter pieces when they concatenate to the run; each piece is
-// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes). A segmenter
-// error is returned (and nothing is kept of the run).
+// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes), or with
+// `merge` the fewest ids of whole pieces (merge_units). A segmenter error is returned (and nothing
+// is kept of the run).
 Status PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
-                              std::vector<Unit>* units) const {
+                              bool merge, std::vector<Unit>* units) const {
   units->clear();
   std::vector<std::string> parts;
   if (segmenter_) {
@@ -190,26 +213,70 @@ Status PieceCodec::fold_units(const std::string& folded, const std::u32string& f
     }
   }
   if (!ok) parts.assign(1, folded);
+  parts.erase(std::remove(parts.begin(), parts.end(), std::string()), parts.end());
+  if (merge && options_.merge_pieces && parts.size() > 1) {
+    merge_units(parts, folded_cps, units);
+    return ok_status();
+  }
   size_t cp_index = 0;
-  std::string one;
   for (const std::string& p : parts) {
-    if (p.empty()) continue;
     const size_t n = utf8::length(p);
-    const int32_t id = piece_id(p);
-    if (id >= 0) {
-      units->push_back({id, static_cast<uint32_t>(n)});
-    } else if (options_.vocabulary_backoff) {
-      backoff_units(folded_cps.substr(cp_index, n), units);
-    } else {
-      for (size_t k = 0; k < n; ++k) {
-        one.clear();
-        utf8::append(folded_cps[cp_index + k], one);
-        units->push_back({piece_id(one), 1});
-      }
-    }
+    part_units(p, folded_cps.substr(cp_index, n), units);
     cp_index += n;
   }
   return ok_status();
+}
+
+void PieceCodec::part_units(const std::string& part, const std::u32string& cps,
+                            std::vector<Unit>* units) const {
+  if (const int32_t id = piece_id(part); id >= 0) {
+    units->push_back({id, static_cast<uint32_t>(cps.size())});
+  } else if (options_.vocabulary_backoff) {
+    backoff_units(cps, units);
+  } else {
+    std::string one;
+    for (const char32_t cp : cps) {
+      one.clear();
+      utf8::append(cp, one);
+      units->push_back({piece_id(one), 1});
+    }
+  }
+}
+
+void PieceCodec::merge_units(const std::vector<std::string>& parts,
+                             const std::u32string& folded_cps, std::vector<Unit>* units) const {
+  // cost[i]: fewest ids for parts[i..n); next[i]: the end of the first unit of that cover (the
+  // longest among the optimal ones), id[i] its piece id, or -1: parts[i] alone through part_units.
+  const size_t n = parts.size();
+  std::vector<size_t> first_cp(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) first_cp[i + 1] = first_cp[i] + utf8::length(parts[i]);
+  std::vector<std::vector<Unit>> alone(n);
+  std::vector<size_t> cost(n + 1, 0);
+  std::vector<size_t> next(n + 1, n);
+  std::vector<int32_t> id(n + 1, -1);
+  std::string key;
+  for (size_t i = n; i-- > 0;) {
+    part_units(parts[i], folded_cps.substr(first_cp[i], first_cp[i + 1] - first_cp[i]), &alone[i]);
+    cost[i] = alone[i].size() + cost[i + 1];
+    next[i] = i + 1;
+    key = parts[i];
+    for (size_t j = i + 1; j < n && first_cp[j + 1] - first_cp[i] <= max_piece_cps_; ++j) {
+      key += parts[j];
+      const int32_t merged = piece_id(key);
+      if (merged >= 0 && 1 + cost[j + 1] <= cost[i]) {
+        cost[i] = 1 + cost[j + 1];
+        next[i] = j + 1;
+        id[i] = merged;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i = next[i]) {
+    if (id[i] < 0) {
+      units->insert(units->end(), alone[i].begin(), alone[i].end());
+    } else {
+      units->push_back({id[i], static_cast<uint32_t>(first_cp[next[i]] - first_cp[i])});
+    }
+  }
 }
 
 void PieceCodec::backoff_units(const std::u32string& cps, std::vector<Unit>* units) const {
@@ -317,12 +384,31 @@ PieceCase piece_case_of(const char32_t* orig, const char32_t* folded, size_t len
 
 }  // namespace
 
-Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole,
+Status PieceCodec::letter_units(const std::string& folded, const std::u32string& folded_cps,
+                                bool whole, const std::vector<Unit>** units) const {
+  thread_local std::vector<Unit> local_units;
+  thread_local std::vector<Unit> cached_copy;
+  if (whole) {
+    whole_units(folded, folded_cps, &local_units);
+    *units = &local_units;
+  } else if (options_.cache_capacity > 0) {
+    if (!cache_->find(folded, &cached_copy)) {
+      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, true, &cached_copy));
+      cache_->add(folded, cached_copy, options_.cache_capacity);
+    }
+    *units = &cached_copy;
+  } else {
+    MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, true, &local_units));
+    *units = &local_units;
+  }
+  return ok_status();
+}
+
+Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whole, Lead lead,
                                   std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
   thread_local std::u32string orig_cps;
   thread_local std::u32string folded_cps;
   thread_local std::string folded;
-  thread_local std::vector<Unit> local_units;
   const std::string_view original = text.substr(run.begin, run.end - run.begin);
   const Emitter out{ids, offsets};
   decode_valid(original, &orig_cps);
@@ -333,23 +419,26 @@ Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whol
     utf8::append(folded_cps[i], folded);
   }
   const std::vector<Unit>* units = nullptr;
-  thread_local std::vector<Unit> cached_copy;
-  if (whole) {
-    whole_units(folded, folded_cps, &local_units);
-    units = &local_units;
-  } else if (options_.cache_capacity > 0) {
-    if (!cache_->find(folded, &cached_copy)) {
-      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &cached_copy));
-      cache_->add(folded, cached_copy, options_.cache_capacity);
-    }
-    units = &cached_copy;
-  } else {
-    MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &local_units));
-    units = &local_units;
-  }
+  MORPHEUS_RETURN_IF_ERROR(letter_units(folded, folded_cps, whole, &units));
 
   const bool all_lower = folded.size() == original.size() &&
                          std::equal(folded.begin(), folded.end(), original.begin());
+  const auto case_of = [&](size_t cp, size_t length) {
+    return all_lower ? PieceCase::kLower
+                     : piece_case_of(&orig_cps[cp], &folded_cps[cp], length, options_.turkish_case);
+  };
+  // The first unit's word-initial id, when the lead goes into it; else a real space is its own id.
+  int32_t initial = -1;
+  if (lead.kind != Lead::kNone && units->front().id >= kFirstPieceId &&
+      case_of(0, units->front().length) != PieceCase::kMixed) {
+    initial = initial_of_[static_cast<size_t>(units->front().id - kFirstPieceId)];
+  }
+  const bool folds_space = lead.kind == Lead::kSpace && initial >= 0;
+  if (lead.kind == Lead::kSpace && !folds_space) encode_other(text, lead.space, ids, offsets);
+  const size_t start = folds_space ? lead.space.begin : run.begin;  // where the first id begins
+  const auto unit_id = [&](size_t k, const Unit& u) {
+    return k == 0 && initial >= 0 ? initial : u.id;
+  };
   if (!all_lower && units->size() >= 2) {
     bool word_upper = true;
     for (const Unit& u : *units) {
@@ -360,12 +449,13 @@ Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whol
       word_upper = orig_cps[k] == unicode::to_upper(folded_cps[k], options_.turkish_case);
     }
     if (word_upper) {
-      out.add(kUpperWordId, run.begin, run.begin);
+      out.add(kUpperWordId, start, start);
       size_t cp = 0;
       size_t byte = run.begin;
-      for (const Unit& u : *units) {
+      for (size_t k = 0; k < units->size(); ++k) {
+        const Unit& u = (*units)[k];
         const size_t unit_bytes = units_bytes(orig_cps, cp, u.length);
-        out.add(u.id, byte, byte + unit_bytes);
+        out.add(unit_id(k, u), k == 0 ? start : byte, byte + unit_bytes);
         cp += u.length;
         byte += unit_bytes;
       }
@@ -374,17 +464,17 @@ Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whol
   }
   size_t cp = 0;            // code point index of the unit
   size_t byte = run.begin;  // byte offset of the unit in `text`
-  for (const Unit& u : *units) {
+  for (size_t k = 0; k < units->size(); ++k) {
+    const Unit& u = (*units)[k];
     const size_t unit_bytes = units_bytes(orig_cps, cp, u.length);
-    const PieceCase piece_case =
-        all_lower ? PieceCase::kLower
-                  : piece_case_of(&orig_cps[cp], &folded_cps[cp], u.length, options_.turkish_case);
+    const PieceCase piece_case = case_of(cp, u.length);
+    const size_t begin = k == 0 ? start : byte;
     if (u.id < 0 || piece_case == PieceCase::kMixed) {
       out.bytes(text, byte, byte + unit_bytes);
     } else {
-      if (piece_case == PieceCase::kCap) out.add(kCapId, byte, byte);
-      if (piece_case == PieceCase::kUpper) out.add(kUpperId, byte, byte);
-      out.add(u.id, byte, byte + unit_bytes);
+      if (piece_case == PieceCase::kCap) out.add(kCapId, begin, begin);
+      if (piece_case == PieceCase::kUpper) out.add(kUpperId, begin, begin);
+      out.add(unit_id(k, u), begin, byte + unit_bytes);
     }
     cp += u.length;
     byte += unit_bytes;
@@ -437,6 +527,32 @@ void PieceCodec::encode_other(std::string_view text, TextSpan span, std::vector<
   }
 }
 
+bool PieceCodec::defers_space(std::string_view text, const std::vector<Span>& spans,
+                              size_t k) const {
+  if (!options_.word_initial || k + 1 >= spans.size()) return false;
+  const Span& span = spans[k];
+  if (span.kind != SpanKind::kSpace || span.size() != 1 || text[span.begin] != ' ' ||
+      spans[k + 1].kind != SpanKind::kLetter) {
+    return false;
+  }
+  // With the implicit space, a space at the start of a line must stay its own id (decode drops a
+  // word-initial piece's space there).
+  return !options_.line_start_prefix || (span.begin > 0 && text[span.begin - 1] != '\n');
+}
+
+PieceCodec::Lead PieceCodec::lead_of(std::string_view text, const std::vector<Span>& spans,
+                                     size_t k, bool deferred) const {
+  Lead lead;
+  if (deferred) {
+    lead.kind = Lead::kSpace;
+    lead.space = {spans[k - 1].begin, spans[k - 1].end};
+  } else if (options_.word_initial && options_.line_start_prefix &&
+             (spans[k].begin == 0 || text[spans[k].begin - 1] == '\n')) {
+    lead.kind = Lead::kImplicit;
+  }
+  return lead;
+}
+
 Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
                           std::vector<uint8_t>* word_starts, bool allow_invalid,
                           std::vector<TextSpan>* offsets) const {
@@ -445,16 +561,21 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
   spans.clear();
   pretokenize_into(text, spans);
   uint64_t letter_runs = 0;
+  bool deferred = false;  // spans[k - 1] is a space held back for the run spans[k]
   for (size_t k = 0; k < spans.size(); ++k) {
     const Span& span = spans[k];
+    if (defers_space(text, spans, k)) {
+      deferred = true;
+      continue;
+    }
     const size_t before = ids->size();
     letter_runs += span.kind == SpanKind::kLetter ? 1 : 0;
     if (joins_suffix_chain(spans, k)) {  // the apostrophe and its suffix chain: one run
       MORPHEUS_RETURN_IF_ERROR(
-          encode_letters(text, {span.begin, spans[++k].end}, true, ids, offsets));
+          encode_letters(text, {span.begin, spans[++k].end}, true, Lead{}, ids, offsets));
     } else if (span.kind == SpanKind::kLetter) {
-      MORPHEUS_RETURN_IF_ERROR(
-          encode_letters(text, {span.begin, span.end}, keeps_whole(spans, k), ids, offsets));
+      MORPHEUS_RETURN_IF_ERROR(encode_letters(text, {span.begin, span.end}, keeps_whole(spans, k),
+                                              lead_of(text, spans, k, deferred), ids, offsets));
     } else if (span.kind == SpanKind::kInvalid) {
       Emitter{ids, offsets}.bytes(text, span.begin, span.begin + 1);
     } else {
@@ -463,7 +584,13 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
     if (word_starts != nullptr) {
       word_starts->resize(ids->size(), 0);
       if (ids->size() > before) (*word_starts)[before] = 1;
+      // A held-back space that stayed its own id: the run starts after it.
+      const int32_t space = ascii_ids_[' '] >= 0 ? ascii_ids_[' '] : int32_t{' '};
+      if (deferred && ids->size() > before + 1 && (*ids)[before] == space) {
+        (*word_starts)[before + 1] = 1;
+      }
     }
+    deferred = false;
   }
   cache_->letter_runs.fetch_add(letter_runs, std::memory_order_relaxed);
   return ok_status();
@@ -482,6 +609,7 @@ Status PieceCodec::decode(const std::vector<int32_t>& ids, std::string* text) co
   int32_t pending = -1;     // a case token waiting for its first piece
   bool word_upper = false;  // inside the scope of <upper_word>
   std::u32string cps;
+  const size_t text_begin = text->size();  // a line starts here (line_start_prefix)
   for (size_t i = 0; i < ids.size(); ++i) {
     const int32_t id = ids[i];
     if (id < 0 || id >= size) {
@@ -506,7 +634,13 @@ Status PieceCodec::decode(const std::vector<int32_t>& ids, std::string* text) co
       continue;
     }
     const size_t index = static_cast<size_t>(id - kFirstPieceId);
-    const std::string& piece = pieces_[index];
+    std::string_view piece = pieces_[index];
+    if (initial_piece_[index]) {  // its space, then the piece's case applies to the rest
+      const bool line_start = text->size() == text_begin || text->back() == '\n';
+      if (!(options_.line_start_prefix && line_start)) text->push_back(' ');
+      piece.remove_prefix(1);
+    }
+    if (initial_piece_[index]) word_upper = false;  // a word-initial piece starts another run
     if (pending == kUpperWordId) word_upper = true;
     if (word_upper && !word_piece_[index]) word_upper = false;
     const bool all = pending == kUpperId || word_upper;
@@ -561,7 +695,7 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
     if (joined || keeps_whole(spans, k)) {
       whole_units(folded, folded_cps, &units);
     } else {
-      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &units));
+      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, false, &units));
     }
     size_t cp = 0;
     for (const Unit& u : units) {

@@ -3,6 +3,7 @@
 // Segmenter (tokenizer/segmenter.h; CBPE plugs its BPE-on-morphs segmenter in, the Morpheus
 // tokenizer its stages 3 and 4, tokenizer/tokenizer.h).
 //   "Evlerde 3 kedi" -> <cap> ev ler de <0x20> <0x33> <0x20> kedi     (pieces "ev","ler","de")
+//   with word-initial pieces (format 4): <cap> " ev" ler de <0x20> <0x33> " kedi"
 // decode(encode(s)) == s for every valid UTF-8 string (and for any bytes with allow_invalid).
 #pragma once
 
@@ -42,6 +43,21 @@ struct PieceCodecOptions {
   // piece when in the vocabulary, else the fewest vocabulary pieces inside it
   // (Ankara|'da, 1990|'lar|da). Off: every letter run is segmented, the apostrophe its own span.
   bool turkish_apostrophe = false;
+  // Word-initial pieces (the stream layout of format 4): a single space before a letter run
+  // travels inside the run's first id, the vocabulary piece " " + piece (SentencePiece's U+2581,
+  // written as the space itself), so "ev kedi" is ev + " kedi", not ev + " " + kedi. A space whose
+  // word-initial piece is not in the vocabulary (or whose first unit is bytes) stays its own id.
+  bool word_initial = false;
+  // With word_initial: a letter run at the start of the text or of a line (after "\n") takes the
+  // word-initial piece too, its space implicit (decode drops the space there), so the first word
+  // of a line gets the same ids as after a space; a real space at the start of a line stays its
+  // own id, so the round trip holds.
+  bool line_start_prefix = false;
+  // Whole-morpheme merges: adjacent segmenter pieces of one run whose concatenation is a
+  // vocabulary piece become that piece (the fewest ids, ties to the longest first piece), so every
+  // cut of the ids is a cut of the segmenter; a segmenter piece is never split while it is in the
+  // vocabulary. segment_word() still shows the segmenter's pieces.
+  bool merge_pieces = false;
 };
 
 // Id layout (documented contract; ids are stable for a given piece list):
@@ -50,7 +66,7 @@ struct PieceCodecOptions {
 //   257  <upper>      the next piece is written with all its code points upper-cased
 //   258  <upper_word> every following word piece (a piece whose first code point is a letter or
 //                     a mark) is upper-cased, up to the next byte token, case token, non-word
-//                     piece or the end: the whole letter run
+//                     piece, word-initial piece (but the first) or the end: the whole letter run
 //   [259, 259 + P)    piece i of the vocabulary (kFirstPieceId + i), written as stored
 //
 // Encoding scheme: the text is cut by pretokenize() (tokenizer/pretokenizer.h).
@@ -69,13 +85,22 @@ struct PieceCodecOptions {
 //     piece id when the whole span is in the vocabulary, else per code point its piece id or its
 //     UTF-8 bytes (with vocabulary_backoff: the fewest vocabulary pieces, "467.22" -> 467 . 22).
 //     Invalid bytes (allow_invalid) are byte tokens.
-// There are no word-start marker tokens: encode() can return a word-start flag per id instead
-// (1 on the first id of every pretokenizer span, 0 elsewhere).
+//   * With word_initial (format 4): a span " " (one space, not at the start of a line) before a
+//     letter run is folded into the run's first id when the vocabulary has the word-initial
+//     piece " " + first unit: [<cap>|<upper>] " kedi". With line_start_prefix a run at the start
+//     of a line takes the word-initial piece with an implicit space.
+//     "Ev kedi\nKedi" -> <cap> ev " kedi" <0x0A> <cap> " kedi"   (decode drops the last space)
+// Without word_initial there are no word-start marker tokens. encode() can return a word-start
+// flag per id (1 on the first id of every pretokenizer span, and on a word-initial id, 0
+// elsewhere).
 // Offsets (encode's `offsets`): the bytes [begin, end) of the text each id stands for, in one
 // pass with the ids. A piece id covers its piece, a byte token its byte; a case token is empty
-// at the start of what it modifies (<cap>/<upper>: its piece, <upper_word>: the letter run).
+// at the start of what it modifies (<cap>/<upper>: its piece, <upper_word>: the letter run); a
+// word-initial id covers its space and its piece (the piece alone when the space is implicit).
 // Without case tokens the offsets tile the text: contiguous, from 0 to text.size().
-// Decoding concatenates piece strings (case-adjusted after <cap>/<upper>) and raw bytes.
+// Decoding concatenates piece strings (case-adjusted after <cap>/<upper>, a word-initial piece's
+// case applied after its space) and raw bytes; with line_start_prefix a word-initial piece at the
+// start of the decoded text or after "\n" drops its space.
 class PieceCodec {
  public:
   static constexpr int32_t kNumBytes = 256;
@@ -135,6 +160,11 @@ class PieceCodec {
   int32_t piece_id(std::string_view piece) const;
   // Letter runs encode() and segment_word() have handled since creation (all threads).
   uint64_t letter_runs() const;
+  // The word-initial piece id of piece id `id` (" " + its piece), or -1 (none, or not
+  // word_initial).
+  int32_t word_initial_id(int32_t id) const;
+  // Whether piece id `id` is a word-initial piece (a space, then a letter or a mark).
+  bool is_word_initial(int32_t id) const;
 
  private:
   // One unit of a folded letter run: a piece id (or -1 = emit the original bytes) and its length
@@ -144,14 +174,30 @@ class PieceCodec {
     uint32_t length;
   };
   struct Cache;
+  // How a letter run's first id may carry a space: none, the span `space` before it, or the
+  // implicit space at the start of a line.
+  struct Lead {
+    enum Kind : uint8_t { kNone, kSpace, kImplicit } kind = kNone;
+    TextSpan space;  // kSpace: the space's bytes
+  };
 
   PieceCodec(std::vector<std::string> pieces, std::shared_ptr<const Segmenter> segmenter,
              PieceCodecOptions options);
   // Checks every piece (non-empty, valid UTF-8) and derives word_piece_, max_piece_cps_ and
   // ascii_ids_; with `build_map`, fills piece_ids_ (a duplicate is an error).
   Status index_pieces(bool build_map);
-  Status fold_units(const std::string& folded, const std::u32string& folded_cps,
+  // `merge`: whole-morpheme merges (PieceCodecOptions::merge_pieces), the encode path's units.
+  Status fold_units(const std::string& folded, const std::u32string& folded_cps, bool merge,
                     std::vector<Unit>* units) const;
+  // Units of one segmenter piece (code points `cps`): its id, else its backoff or code points.
+  void part_units(const std::string& part, const std::u32string& cps,
+                  std::vector<Unit>* units) const;
+  // The encode path's units of a folded run (the run cache; `whole`: whole_units), into *units.
+  Status letter_units(const std::string& folded, const std::u32string& folded_cps, bool whole,
+                      const std::vector<Unit>** units) const;
+  // Units of the segmenter pieces `parts` (concatenating to the run) with whole-morpheme merges.
+  void merge_units(const std::vector<std::string>& parts, const std::u32string& folded_cps,
+                   std::vector<Unit>* units) const;
   // Units of `cps` (one segmenter piece not in the vocabulary), appended to *units.
   void backoff_units(const std::u32string& cps, std::vector<Unit>* units) const;
   // Units of a run that is not segmented: its piece id, else backoff_units.
@@ -163,8 +209,13 @@ class PieceCodec {
   bool joins_suffix_chain(const std::vector<Span>& spans, size_t k) const;
   // The ids of text[begin, end) (a letter run; `whole`: keeps_whole() of the run, or any other
   // span), appended to *ids, with their offsets when `offsets` is not null.
-  Status encode_letters(std::string_view text, TextSpan run, bool whole, std::vector<int32_t>* ids,
-                        std::vector<TextSpan>* offsets) const;
+  Status encode_letters(std::string_view text, TextSpan run, bool whole, Lead lead,
+                        std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const;
+  // The lead of spans[k] (a letter run); *deferred: spans[k - 1] is a space held back for it.
+  Lead lead_of(std::string_view text, const std::vector<Span>& spans, size_t k,
+               bool deferred) const;
+  // Whether spans[k] is a single space that a word-initial piece of the next run may carry.
+  bool defers_space(std::string_view text, const std::vector<Span>& spans, size_t k) const;
   void encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
                     std::vector<TextSpan>* offsets) const;
 
@@ -172,6 +223,9 @@ class PieceCodec {
   FlatStringMap<int32_t> piece_ids_;
   std::array<int32_t, 128> ascii_ids_{};  // piece_id of each one-byte string, or -1
   std::vector<uint8_t> word_piece_;       // per piece: first code point is a letter or a mark
+                                          // (after the space of a word-initial piece)
+  std::vector<uint8_t> initial_piece_;    // per piece: a word-initial piece (word_initial only)
+  std::vector<int32_t> initial_of_;       // per piece: its word-initial piece id, or -1
   size_t max_piece_cps_ = 1;              // longest piece in code points
   std::shared_ptr<const Segmenter> segmenter_;
   PieceCodecOptions options_;

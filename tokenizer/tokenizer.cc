@@ -208,6 +208,13 @@ StatusOr<PieceCodec> load_codec(const std::string& dir, const json& config,
   codec_options.turkish_case = config.value("turkish_case", true);
   codec_options.vocabulary_backoff = true;
   codec_options.turkish_apostrophe = config.value("turkish_apostrophe", false);
+  // Format 4's stream layout; older directories have none (spaces are ids, no merges).
+  if (config.value("format_version", 0) >= 4 && config.contains("stream")) {
+    const json& stream = config["stream"];
+    codec_options.word_initial = stream.value("word_initial", false);
+    codec_options.line_start_prefix = stream.value("line_start_prefix", false);
+    codec_options.merge_pieces = stream.value("merge_pieces", false);
+  }
   const bool has_image = lists_file(config, kPiecesImageFile);
   const std::string pieces_path = path_join(dir, has_image ? kPiecesImageFile : kPiecesFile);
   std::shared_ptr<const MappedFile> pieces_image;  // pieces.bin, or else pieces.json's pieces

@@ -70,7 +70,10 @@
 
 namespace morpheus::tokenizer {
 
-constexpr int kTokenizerFormatVersion = 3;
+// Format 4 adds the id stream's layout ("stream": word-initial pieces, the implicit space at the
+// start of a line, whole-morpheme merges; tokenizer/piece_codec.h); formats 2 and 3 encode as
+// they always did (spaces are ids of their own, no merges).
+constexpr int kTokenizerFormatVersion = 4;
 // The oldest format this build reads (no special tokens, no user symbols).
 constexpr int kTokenizerOldestFormatVersion = 2;
 constexpr const char* kTokenizerKind = "morpheus-tokenizer";
@@ -231,6 +234,8 @@ class Tokenizer {
   // the model, and appends what the model segments (after the root snap) to it.
   Status attach_cache(const std::string& path);
 
+  // The codec's options: the case and apostrophe rules and the stream layout (format 4).
+  const PieceCodecOptions& codec_options() const { return codec_->options(); }
   const std::string& dir() const { return dir_; }
   const nlohmann::json& config() const { return *config_; }
   const SegmentTable& table() const { return runs_->table(); }

@@ -312,6 +312,7 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
                   "before it is segmented (ids after the special tokens)");
   exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
       ->capture_default_str();
+  add_stream_options(exp, &eargs->options.stream);
   exp->add_option("--device", eargs->device,
                   "Where the model segments the word types: auto, cpu, cuda or cuda:N")
       ->capture_default_str();

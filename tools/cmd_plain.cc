@@ -58,6 +58,7 @@ Status run_plain(PlainArgs args) {
                            {"special_tokens", args.writer.special_tokens},
                            {"user_symbols", args.writer.user_symbols},
                            {"min_count", args.writer.min_count}};
+  inputs.export_options["stream"] = exporter::stream_config(args.writer.stream);
   MORPHEUS_ASSIGN_OR_RETURN(args.writer.provenance, infer::export_provenance(inputs));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<exporter::RunSegmenter> segmenter,
                             exporter::make_plain_segmenter(args.writer, args.plain));
@@ -104,10 +105,28 @@ void register_plain_commands(CLI::App& app, CommandRegistry& registry) {
                   "Comma-separated strings that always become one id");
   cmd->add_option("--min-count", args->writer.min_count, "Minimum weighted piece count")
       ->capture_default_str();
+  add_stream_options(cmd, &args->writer.stream);
   cmd->add_option("--runs-out", args->runs_out,
                   "Write the folded letter runs of --words with their counts (run<TAB>count, the "
                   "input of morpheus-spm unigram-pieces) and stop");
   registry.add(cmd, [args] { return run_plain(*args); });
+}
+
+void add_stream_options(CLI::App* cmd, exporter::StreamOptions* stream) {
+  cmd->add_flag("--word-initial,!--no-word-initial", stream->word_initial,
+                "A single space before a word travels inside the word's first id (a word-initial "
+                "piece, as SentencePiece's U+2581), and a word at the start of a line gets the "
+                "same ids; --no-word-initial: every space is an id of its own")
+      ->capture_default_str();
+  cmd->add_option("--word-initial-share", stream->word_initial_share,
+                  "The most of the piece budget word-initial pieces may take")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
+  cmd->add_option("--merge-share", stream->merge_share,
+                  "The most of the piece budget joins of whole segmenter pieces of a word may take "
+                  "(frequent words and suffix chains; a piece is never cut); 0: no merges")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
 }
 
 }  // namespace morpheus::tools

@@ -147,7 +147,11 @@ Status run_tokenizer_info(const std::string& dir) {
                                {"pad_id", tok->pad_id()},
                                {"bos_id", tok->bos_id()},
                                {"eos_id", tok->eos_id()},
-                               {"mask_id", tok->mask_id()}};
+                               {"mask_id", tok->mask_id()},
+                               {"stream",
+                                {{"word_initial", tok->codec_options().word_initial},
+                                 {"line_start_prefix", tok->codec_options().line_start_prefix},
+                                 {"merge_pieces", tok->codec_options().merge_pieces}}}};
   std::printf("%s\n", info.dump(2).c_str());
   return ok_status();
 }

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "exporter/tokenizer_writer.h"
 #include "tools/cli.h"
 #include "tools/cmd_tokenize.h"
 
@@ -19,6 +20,9 @@ void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
 // export-plain: the Morpheus tokenizer format cut by plain BPE or Unigram (tools/cmd_plain.cc).
 void register_plain_commands(CLI::App& app, CommandRegistry& registry);
+// --word-initial/--no-word-initial, --word-initial-share, --merge-share of export and
+// export-plain: the id stream's layout (tools/cmd_plain.cc).
+void add_stream_options(CLI::App* cmd, exporter::StreamOptions* stream);
 // eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
 void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).

@@ -124,7 +124,7 @@ cmp "$prep/corpus.txt" "$dir/back2" || fail "round trip without model"
 printf 'zqxwvzqxw\n' | "$m" encode --model "$dir/nomodel" - > /dev/null 2> "$dir/err" \
   && fail "a word outside the table needs the model"
 grep -q "model.weights" "$dir/err" || { cat "$dir/err"; fail "missing model message"; }
-sed -i 's/"format_version": 3/"format_version": 1/' "$dir/nomodel/morpheus.json"
+sed -i 's/"format_version": 4/"format_version": 1/' "$dir/nomodel/morpheus.json"
 "$m" decode --model "$dir/nomodel" "$dir/ids2" > /dev/null 2> "$dir/err" && fail "format 1 accepted"
 grep -q "morpheus export" "$dir/err" || { cat "$dir/err"; fail "no re-export hint"; }
 echo ok

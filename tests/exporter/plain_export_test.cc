@@ -61,11 +61,13 @@ class PlainExportTest : public ::testing::Test {
 
   // A plain directory of `segmenter` at `vocab_size` ids.
   std::string export_plain(const std::string& segmenter, size_t vocab_size,
-                           const std::string& pieces = "") {
+                           const std::string& pieces = "", StreamOptions stream = {},
+                           const std::string& tag = "") {
     WriterOptions writer;
     writer.words = types_;
     writer.vocab_size = vocab_size;
-    writer.out = path_join(dir_, segmenter);
+    writer.stream = stream;
+    writer.out = path_join(dir_, segmenter + tag);
     PlainOptions plain;
     plain.segmenter = segmenter;
     plain.pieces = pieces;
@@ -181,6 +183,117 @@ TEST_F(PlainExportTest, PlainRunsAreTheFoldedLetterRunsWithSummedCounts) {
   ASSERT_TRUE(runs.ok());
   EXPECT_EQ(*runs, (std::vector<std::pair<std::string, uint64_t>>{
                        {"evde", 5}, {"da", 1}, {"istanbul", 1}}));
+}
+
+// Ids of `texts` (all of them) through the directory `dir`, and its pieces.
+struct Encoded {
+  size_t ids = 0;
+  size_t chars = 0;
+  std::vector<std::string> pieces;
+};
+Encoded encode_all(const std::string& dir, const std::vector<std::string>& texts) {
+  Encoded out;
+  const auto tok = tokenizer::Tokenizer::load(dir, true, {});
+  EXPECT_TRUE(tok.ok()) << tok.status().to_string();
+  if (!tok.ok()) return out;
+  for (const std::string& text : texts) {
+    std::vector<int32_t> ids;
+    EXPECT_TRUE((*tok)->encode(text, &ids, false).ok());
+    out.ids += ids.size();
+    out.chars += utf8::length(text);
+  }
+  const json pieces = json::parse(read_file(path_join(dir, "pieces.json")).value());
+  out.pieces = pieces["pieces"].get<std::vector<std::string>>();
+  return out;
+}
+
+size_t count_spaced(const std::vector<std::string>& pieces) {
+  size_t n = 0;
+  for (const std::string& p : pieces) n += p.size() > 1 && p[0] == ' ' ? 1 : 0;
+  return n;
+}
+
+TEST_F(PlainExportTest, WordInitialPiecesTakeTheirShareAndCutTheTokensPerCharacter) {
+  StreamOptions spaces;  // the layout of format 3: every space an id of its own
+  spaces.word_initial = false;
+  const std::string old_layout = export_plain("bpe", 2000, "", spaces, "-spaces");
+  const std::string dir = export_plain("bpe", 2000);
+  const json config = json::parse(read_file(path_join(dir, "morpheus.json")).value());
+  EXPECT_EQ(config["format_version"], 4);
+  EXPECT_EQ(config["stream"]["word_initial"], true);
+  EXPECT_EQ(config["stream"]["line_start_prefix"], true);
+  EXPECT_EQ(config["vocab_size"], 2000);
+  const std::vector<std::string> texts = later_lines(corpus_);
+  const Encoded initial = encode_all(dir, texts);
+  const Encoded plain = encode_all(old_layout, texts);
+  const size_t budget = 2000 - tokenizer::PieceCodec::kFirstPieceId - 4;
+  EXPECT_GT(count_spaced(initial.pieces), budget / 5);
+  EXPECT_LE(count_spaced(initial.pieces), budget / 4);
+  EXPECT_EQ(config["stream"]["word_initial_pieces"], count_spaced(initial.pieces));
+  EXPECT_EQ(count_spaced(plain.pieces), 0u);
+  // Most words follow a single space: the word-initial stream needs far fewer ids.
+  EXPECT_LT(static_cast<double>(initial.ids), 0.85 * static_cast<double>(plain.ids));
+  expect_round_trips(dir, texts);
+}
+
+TEST_F(PlainExportTest, MergesTakeAtMostTheirShareAndCutTheIds) {
+  // Unigram cuts a run it lacks into letters: joins of its pieces are what merges can take.
+  const std::string pieces = unigram_pieces();
+  StreamOptions merges;
+  merges.merge_share = 0.2;
+  const std::string merged = export_plain("unigram", 600, pieces, merges, "-merged");
+  const std::string dir = export_plain("unigram", 600, pieces);
+  const json config = json::parse(read_file(path_join(merged, "morpheus.json")).value());
+  EXPECT_EQ(config["stream"]["merge_pieces"], true);
+  const size_t budget = 600 - tokenizer::PieceCodec::kFirstPieceId - 4;
+  EXPECT_GT(config["stream"]["merged_pieces"].get<size_t>(), 0u);
+  EXPECT_LE(config["stream"]["merged_pieces"].get<size_t>(), budget / 5);
+  const json plain = json::parse(read_file(path_join(dir, "morpheus.json")).value());
+  EXPECT_EQ(plain["stream"]["merged_pieces"], 0);
+  const std::vector<std::string> texts = later_lines(corpus_);
+  EXPECT_LT(encode_all(merged, texts).ids, encode_all(dir, texts).ids);
+  expect_round_trips(merged, texts);
+}
+
+TEST_F(PlainExportTest, SharesThatLeaveNoRoomForPiecesAreRefused) {
+  WriterOptions writer;
+  writer.words = types_;
+  writer.stream.word_initial_share = 0.6;
+  writer.stream.merge_share = 0.5;
+  EXPECT_EQ(check_writer_options(writer).code(), StatusCode::kInvalidArgument);
+  writer.stream.word_initial = false;  // the word-initial share is not taken then
+  EXPECT_TRUE(check_writer_options(writer).ok());
+}
+
+// A directory exported before the stream layout (format 3, every space an id): it loads and
+// encodes to the ids it gave then (tests/data/format3_bpe, made by export-plain at format 3).
+TEST(Format3DirectoryTest, EncodesAsItDidWhenItWasExported) {
+  tokenizer::cbpe::register_plain_segmenters();
+  const std::string data = path_join(testing::source_dir(), "tests/data");
+  const auto tok = tokenizer::Tokenizer::load(path_join(data, "format3_bpe"), true, {});
+  ASSERT_TRUE(tok.ok()) << tok.status().to_string();
+  EXPECT_EQ((*tok)->config()["format_version"], 3);
+  LineReader texts;
+  LineReader want;
+  ASSERT_TRUE(texts.open(path_join(data, "format3_bpe_text.txt")).ok());
+  ASSERT_TRUE(want.open(path_join(data, "format3_bpe_ids.txt")).ok());
+  std::string text;
+  std::string ids_line;
+  size_t lines = 0;
+  while (texts.next(&text)) {
+    ASSERT_TRUE(want.next(&ids_line));
+    std::vector<int32_t> ids;
+    ASSERT_TRUE((*tok)->encode(text, &ids, false).ok());
+    std::string shown;
+    for (int32_t id : ids) shown += (shown.empty() ? "" : " ") + std::to_string(id);
+    EXPECT_EQ(shown, ids_line) << text;
+    std::string back;
+    ASSERT_TRUE((*tok)->decode(ids, &back).ok());
+    EXPECT_EQ(back, text);
+    ++lines;
+  }
+  EXPECT_GE(lines, 20u);
+  EXPECT_GT((*tok)->model_runs(), 0u);  // new words too, cut by the directory's BPE
 }
 
 }  // namespace

@@ -181,7 +181,7 @@ TEST_F(TokenizerModelTest, ExportWritesAVersionedDirectory) {
     EXPECT_TRUE(file_exists(path_join(*tok_dir_, f))) << f;
   }
   const std::string config = *read_file(path_join(*tok_dir_, "morpheus.json"));
-  EXPECT_NE(config.find("\"format_version\": 3"), std::string::npos);
+  EXPECT_NE(config.find("\"format_version\": 4"), std::string::npos);
   EXPECT_NE(config.find("\"model_self_test\""), std::string::npos);
   EXPECT_NE(config.find("\"self_test\""), std::string::npos);
   std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(*tok_dir_);

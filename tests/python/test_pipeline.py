@@ -221,7 +221,7 @@ def test_cli_decode_keep_special_and_tokenizer_info(tok, tokdir, morpheus_bin):
     kept = run_cli(morpheus_bin, "decode", "--model", tokdir, "--keep-special", "-", stdin=line)
     assert kept == b"<s>Kitap</s>\n"
     info = json.loads(run_cli(morpheus_bin, "tokenizer-info", "--model", tokdir))
-    assert info["vocab_size"] == tok.vocab_size and info["format_version"] == 3
+    assert info["vocab_size"] == tok.vocab_size and info["format_version"] == 4
     assert [info["pad_id"], info["bos_id"], info["eos_id"], info["mask_id"]] == [
         tok.pad_id, tok.bos_id, tok.eos_id, tok.mask_id]
     assert info["user_symbols"] == ["<sep>"]
