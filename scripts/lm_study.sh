@@ -31,7 +31,8 @@
 # continues from its checkpoint; everything starts over when the training or dev text, a config,
 # the vocabulary size or LM_SET change. Runs go seed by seed over all systems, so a stopped study
 # has paired seeds; each run's log is its train.log.
-# Environment: LM_OUT, LM_SCALES ("small medium"), LM_SEEDS ("1 2 3"), LM_SEEDS_LARGER ("1 2"),
+# Environment: LM_OUT, LM_SCALES ("small medium"), LM_SEEDS ("1 2 3"), LM_SEEDS_LARGER ("1 2 3"),
+# LM_MERGE_SHARES ("10 20": the merge rows, percent of the piece budget),
 # LM_LARGER (the systems of the larger scales), LM_VOCAB (8192), LM_SHARE (0.05), LM_MIN_CHARS (300000), LM_SET (extra `--set` values for lm
 # train, space-separated), LM_DEVICE (cpu), LM_JOBS (runs at a time, default 2), LM_SYSTEMS (the
 # systems, default all), LM_MORPHEUS_CONFIG (configs/tiny.json), LM_MORPHEUS_SET (extra --set for
@@ -44,7 +45,7 @@ R=${1:-runs/main}
 OUT=${LM_OUT:-runs/lm}
 SCALES=${LM_SCALES:-small medium}
 SEEDS=${LM_SEEDS:-1 2 3}
-SEEDS_LARGER=${LM_SEEDS_LARGER:-1 2}
+SEEDS_LARGER=${LM_SEEDS_LARGER:-1 2 3}
 V=${LM_VOCAB:-8192}
 DEVICE=${LM_DEVICE:-cpu}
 MCONFIG=${LM_MORPHEUS_CONFIG:-configs/tiny.json}
@@ -54,9 +55,13 @@ SHARED=${MORPHEUS_SHARED_DATA:-../shared/data}
 CORPUS=$R/unsup/prepare/corpus.txt
 DEV=$SHARED/corpus/dev_ud_sentences.txt
 K=$((V / 1024))k
+# The stream rows: Morpheus in the layout of format 3 (every space an id: the layout's own effect)
+# and one row per whole-morpheme merge share of LM_MERGE_SHARES (percent of the piece budget).
+MERGE_ROWS=""
+for m in ${LM_MERGE_SHARES:-10 20}; do MERGE_ROWS+=" morpheus-merge$m-$K"; done
 PRIMARY="morpheus-$K bpe-$K unigram-$K cbpe-$K spm-bpe-$K spm-unigram-$K"
-ALL="$PRIMARY chars hybrid-lossless hybrid"
-LARGER=${LM_LARGER:-morpheus-$K bpe-$K spm-bpe-$K}
+ALL="$PRIMARY morpheus-spaces-$K$MERGE_ROWS chars hybrid-lossless hybrid"
+LARGER=${LM_LARGER:-morpheus-$K bpe-$K spm-bpe-$K spm-unigram-$K}
 SYSTEMS=${LM_SYSTEMS:-$ALL}
 start=$(date +%s)
 stage() { echo "== [$(($(date +%s) - start))s] $*"; }
@@ -130,12 +135,22 @@ system() {
   local name=$1 t=$OUT/tok/$1
   TOK=$t
   case $name in
-    morpheus-$K)
+    morpheus-$K | morpheus-spaces-$K | morpheus-merge*-$K)
       GROUP=morpheus KIND=morpheus
-      DESC="Morpheus (the study's semi model, $(cat "$P/semi/threshold/export_args.txt"))"
+      local stream=() layout="the shipped stream"
+      case $name in
+        morpheus-spaces-*) stream=(--no-word-initial) layout="every space an id" ;;
+        morpheus-merge*)
+          local share=${name#morpheus-merge}
+          share=${share%-"$K"}
+          stream=(--merge-share "$(awk "BEGIN { print $share / 100 }")") layout="merges up to $share % of the pieces" ;;
+      esac
+      [ "$name" = "morpheus-$K" ] || GROUP=layout
+      DESC="Morpheus (the study's semi model, $(cat "$P/semi/threshold/export_args.txt"); $layout)"
       # shellcheck disable=SC2046
       MORPHEUS=$M bash scripts/export_tokenizer.sh "$P/semi/train/final" "$t" --vocab-size "$V" \
-        --words "$TYPES" --text "$TRAIN" $(cat "$P/semi/threshold/export_args.txt") >&2
+        --words "$TYPES" --text "$TRAIN" $(cat "$P/semi/threshold/export_args.txt") \
+        "${stream[@]}" >&2
       ENC="$M encode --model $t" DEC="$M decode --model $t" ;;
     bpe-$K | unigram-$K)
       local seg=${name%-"$K"}

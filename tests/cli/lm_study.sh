@@ -57,8 +57,8 @@ for s in bpe-1k unigram-1k; do
 done
 for s in morpheus-1k bpe-1k unigram-1k cbpe-1k spm-bpe-1k spm-unigram-1k; do
   runs="small/seed-1 small/seed-2"
-  case $s in  # the larger scale: Morpheus, its BPE control and SentencePiece BPE (LM_LARGER)
-    morpheus-1k | bpe-1k | spm-bpe-1k) runs="$runs medium/seed-1" ;;
+  case $s in  # the larger scale: Morpheus, its BPE control, both SentencePiece models (LM_LARGER)
+    morpheus-1k | bpe-1k | spm-bpe-1k | spm-unigram-1k) runs="$runs medium/seed-1" ;;
     *) [ -d "$lm/systems/$s/medium" ] && fail "$s ran at the second scale (not in LM_LARGER)" ;;
   esac
   for run in $runs; do
@@ -67,6 +67,22 @@ for s in morpheus-1k bpe-1k unigram-1k cbpe-1k spm-bpe-1k spm-unigram-1k; do
   done
   grep -q "| $s |" "$lm/report.md" || fail "no row for $s"
 done
+# The stream rows: the layout of format 3 (every space an id) and the merge shares.
+for s in morpheus-spaces-1k morpheus-merge10-1k morpheus-merge20-1k; do
+  [ -f "$lm/systems/$s/small/seed-2/result.json" ] || fail "no result for $s"
+  [ -d "$lm/systems/$s/medium" ] && fail "$s ran at the second scale"
+  grep -q "| $s |" "$lm/report.md" || fail "no row for $s"
+done
+python3 - "$lm/tok" <<'PY' || fail "the stream rows' layouts"
+import json, sys
+tok = sys.argv[1]
+def stream(name):
+    return json.load(open(f"{tok}/{name}/morpheus.json"))["stream"]
+assert stream("morpheus-1k")["word_initial"] and stream("bpe-1k")["word_initial"]
+assert not stream("morpheus-spaces-1k")["word_initial"]
+assert stream("morpheus-merge20-1k")["merge_share"] == 0.2
+assert stream("morpheus-merge20-1k")["merge_pieces"]
+PY
 for s in hybrid-lossless chars; do
   [ -f "$lm/systems/$s/small/seed-2/result.json" ] || fail "no result for $s"
   [ -d "$lm/systems/$s/medium" ] && fail "$s ran at the second scale"

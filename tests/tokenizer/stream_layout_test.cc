@@ -15,7 +15,7 @@
 #include "tests/support/test_support.h"
 #include "tokenizer/piece_codec.h"
 
-namespace morpheus::tokenizer {
+namespace morpheus::tokenizer::stream_layout_test {
 namespace {
 
 // A Segmenter over a function of one folded word.
@@ -310,4 +310,4 @@ TEST(StreamLayoutTest, DevSentencesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace morpheus::tokenizer
+}  // namespace morpheus::tokenizer::stream_layout_test
