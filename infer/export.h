@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export`: a checkpoint -> a Morpheus tokenizer directory, read by encode/decode/
 // segment (tokenizer/tokenizer.h) and embed/neighbors (infer/tokenizer_model.h). The directory
-// writer is exporter/tokenizer_writer.h; the model is its letter-run segmenter. Format 3:
+// writer is exporter/tokenizer_writer.h; the model is its letter-run segmenter. Format 4:
 //   morpheus.json    {"format_version","kind":"morpheus-tokenizer","vocab_size","threshold",
 //                     "segmenter":{"name":"morpheus-model"},
 //                     "max_word_len","turkish_case","files":{relative path: checksum},
-//                     "first_special_id","special_tokens":[...],"user_symbols":[...],
+//                     "first_special_id","special_tokens":[...],"user_symbols":[...],"stream",
 //                     "self_test":[{"text","ids"}],"special_self_test":{...},
 //                     "model_self_test":[{"run","pieces"}], ...}
 //   pieces.json      {"pieces":[...],"counts":[...]}: piece i has id 259 + i (PieceCodec layout);

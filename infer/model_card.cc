@@ -97,6 +97,30 @@ StatusOr<json> export_provenance(const ProvenanceInputs& inputs) {
               {"export", inputs.export_options}};
 }
 
+namespace {
+
+// The id stream's layout (format 4's "stream"; older directories: every space an id).
+std::string stream_line(const json& stream) {
+  if (!stream.value("word_initial", false) && !stream.value("merge_pieces", false)) {
+    return "- id stream: every space is an id of its own\n";
+  }
+  std::string line = "- id stream: ";
+  if (stream.value("word_initial", false)) {
+    line += "a single space before a word travels inside the word's first id (" +
+            field(stream, "word_initial_pieces") +
+            " word-initial pieces); a word at the start of a line gets the same ids";
+  } else {
+    line += "every space is an id of its own";
+  }
+  if (stream.value("merge_pieces", false)) {
+    line += "; " + field(stream, "merged_pieces") +
+            " pieces join whole morphemes of a word (never cutting inside one)";
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
 std::string model_card(const json& config, const std::string& eval_report) {
   const json provenance = object_at(config, "provenance");
   const std::string commit = field(provenance, "git_describe");
@@ -124,7 +148,8 @@ std::string model_card(const json& config, const std::string& eval_report) {
          field(config, "word_types") + " word types; other runs go to the " +
          (neural ? "model" : segmenter) + "\n";
   out += "- boundary threshold " + field(config, "threshold") + ", root snap " +
-         field(config, "root_snap") + "\n\n";
+         field(config, "root_snap") + "\n";
+  out += stream_line(config.value("stream", json::object())) + "\n";
   card_training(provenance, &out);
   out += "## Evaluation\n\n";
   out += eval_report.empty()

@@ -207,6 +207,16 @@ if(MORPHEUS_WITH_TORCH)
     -- ${MF} encode --model ${TDATA} ${TDATA}/round_trip_input.txt)
   morpheus_cli_test(neural_bad_shard 1 --stderr-has "bad --shard"
     -- ${MF} encode --model ${TDATA} --shard 2/2 ${TDATA}/round_trip_input.txt)
+  morpheus_cli_test(export_help_names_the_stream 0 --stdout-has "--merge-share"
+    -- ${M} export --help)
+  morpheus_cli_test(export_plain_share_out_of_range 2 --stderr-has "--word-initial-share"
+    -- ${M} export-plain --words ${TDATA}/hybrid_words.txt --out /tmp/x --word-initial-share 1.5)
+  morpheus_cli_test(export_plain_shares_leave_no_room 1 --stderr-has "leave part of the piece"
+    -- ${M} export-plain --words ${TDATA}/hybrid_words.txt --out /tmp/x --word-initial-share 0.5
+    --merge-share 0.6)
+  add_test(NAME cli.stream_segment COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_segment.sh
+    $<TARGET_FILE:morpheus> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli.stream_segment PROPERTIES LABELS e2e)
   morpheus_cli_test(neural_export_needs_words 1 --stderr-has "exactly one of --words"
     -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
   morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"

@@ -107,6 +107,21 @@ TEST(ModelCardTest, CardListsSpecialTokensAndUserSymbols) {
       << card;
 }
 
+TEST(ModelCardTest, CardStatesTheIdStreamLayout) {
+  const std::string dir = testing::make_temp_dir("card_stream");
+  json config = card_config(dir);
+  EXPECT_NE(model_card(config, "").find("- id stream: every space is an id of its own\n"),
+            std::string::npos);  // a directory of format 3
+  config["stream"] = {{"word_initial", true},
+                      {"merge_pieces", true},
+                      {"word_initial_pieces", 412},
+                      {"merged_pieces", 90}};
+  const std::string card = model_card(config, "");
+  EXPECT_NE(card.find("inside the word's first id (412 word-initial pieces)"), std::string::npos)
+      << card;
+  EXPECT_NE(card.find("; 90 pieces join whole morphemes"), std::string::npos) << card;
+}
+
 TEST(ModelCardTest, CardWithoutAReportSaysNoneWasAttached) {
   const std::string dir = testing::make_temp_dir("card_no_eval");
   const std::string card = model_card(card_config(dir), "");
