@@ -66,10 +66,13 @@ struct ExportState {
   std::unordered_map<std::string, uint64_t> piece_counts;
   std::vector<std::string> runs;  // folded letter runs, sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> table_entries;
-  // Whole-morpheme merges: each run of 2 or more adjacent segmenter pieces of a run, by weight.
+  // Whole-morpheme merges: each join of 2 or more adjacent segmenter pieces of a run, by the ids
+  // it saves (weight x joins), so a chain of three pieces ranks as twice its count.
   std::unordered_map<std::string, uint64_t> merge_counts;
-  // Occurrences of each folded run where a word-initial piece may carry its space.
+  // Occurrences of each folded run where a word-initial piece may carry its space, and of the
+  // word-initial pieces of digit and other spans (" ,", " 2026").
   std::unordered_map<std::string, uint64_t> lead_counts;
+  std::unordered_map<std::string, uint64_t> span_lead_counts;
   std::vector<std::string> pieces;
   std::vector<uint64_t> counts;
   size_t merged_pieces = 0;   // pieces that join whole segmenter pieces
@@ -250,7 +253,8 @@ Status count_text_apostrophe_pieces(const std::string& path, ExportState* state)
   return reader.status();
 }
 
-// Adds `weight` to every join of 2..kMaxMergeParts adjacent pieces of `pieces` (one run's cut).
+// Adds `weight` times its joins to every join of 2..kMaxMergeParts adjacent pieces of `pieces`
+// (one run's cut).
 void count_merge_candidates(const std::vector<std::string>& pieces, uint64_t weight,
                             std::unordered_map<std::string, uint64_t>* merge_counts) {
   for (size_t i = 0; i + 1 < pieces.size(); ++i) {
@@ -260,7 +264,7 @@ void count_merge_candidates(const std::vector<std::string>& pieces, uint64_t wei
       joined += pieces[j];
       chars += utf8::length(pieces[j]);
       if (chars > kMaxMergeChars) break;
-      (*merge_counts)[joined] += weight;
+      (*merge_counts)[joined] += weight * (j - i);  // ids it saves where it is used
     }
   }
 }
@@ -269,14 +273,28 @@ void count_merge_candidates(const std::vector<std::string>& pieces, uint64_t wei
 // that does not start the line, or at the start of the line (the implicit space).
 bool has_lead(std::string_view line, const std::vector<tokenizer::Span>& spans, size_t k) {
   using tokenizer::SpanKind;
-  if (spans[k].kind != SpanKind::kLetter) return false;
+  const SpanKind kind = spans[k].kind;
+  if (kind != SpanKind::kLetter && kind != SpanKind::kDigit && kind != SpanKind::kOther) {
+    return false;
+  }
   if (spans[k].begin == 0 || line[spans[k].begin - 1] == '\n') return true;
   if (k == 0 || spans[k - 1].kind != SpanKind::kSpace || spans[k - 1].size() != 1) return false;
   const size_t space = spans[k - 1].begin;
   return line[space] == ' ' && space > 0 && line[space - 1] != '\n';
 }
 
-// The runs that may take a word-initial piece, counted in the running text (one per
+// Adds `weight` to the lead count of span `span` of `text`: a letter run's folded run, or the
+// word-initial piece of a digit or other span (" " + the span).
+void count_lead(std::string_view text, const tokenizer::Span& span, uint64_t weight,
+                ExportState* state) {
+  if (span.kind == tokenizer::SpanKind::kLetter) {
+    state->lead_counts[fold_run(span.text(text))] += weight;
+  } else {
+    state->span_lead_counts[" " + std::string(span.text(text))] += weight;
+  }
+}
+
+// The spans that may take a word-initial piece, counted in the running text (one per
 // occurrence), or else the first span of each word type (weighted by its count: a word follows
 // a space or starts a line).
 Status count_leads(const WriterOptions& options, ExportState* state) {
@@ -285,9 +303,7 @@ Status count_leads(const WriterOptions& options, ExportState* state) {
     for (const auto& [word, count] : state->words) {
       spans.clear();
       tokenizer::pretokenize_into(word, spans);
-      if (!spans.empty() && spans[0].kind == tokenizer::SpanKind::kLetter) {
-        state->lead_counts[fold_run(spans[0].text(word))] += count;
-      }
+      if (!spans.empty() && has_lead(word, spans, 0)) count_lead(word, spans[0], count, state);
     }
     return ok_status();
   }
@@ -298,7 +314,7 @@ Status count_leads(const WriterOptions& options, ExportState* state) {
     spans.clear();
     tokenizer::pretokenize_into(line, spans);
     for (size_t k = 0; k < spans.size(); ++k) {
-      if (has_lead(line, spans, k)) ++state->lead_counts[fold_run(spans[k].text(line))];
+      if (has_lead(line, spans, k)) count_lead(line, spans[k], 1, state);
     }
   }
   return reader.status();
@@ -384,7 +400,8 @@ class ExportTableSegmenter : public tokenizer::WordSegmenter {
 };
 
 // Word-initial candidates: " " + the first piece each lead run encodes to with the vocabulary
-// chosen so far (its merges and back-off), weighted by the run's lead count; by count.
+// chosen so far (its merges and back-off), weighted by the run's lead count, and " " + each
+// digit or other span with a lead; by count.
 StatusOr<std::vector<Candidate>> word_initial_candidates(const WriterOptions& options,
                                                          const ExportState& state) {
   tokenizer::PieceCodecOptions codec_options;
@@ -395,7 +412,7 @@ StatusOr<std::vector<Candidate>> word_initial_candidates(const WriterOptions& op
       tokenizer::PieceCodec codec,
       tokenizer::PieceCodec::create(state.pieces, std::make_shared<ExportTableSegmenter>(state),
                                     codec_options));
-  std::unordered_map<std::string, uint64_t> counts;
+  std::unordered_map<std::string, uint64_t> counts = state.span_lead_counts;
   std::vector<int32_t> ids;
   for (const auto& [run, count] : state.lead_counts) {
     ids.clear();

@@ -134,7 +134,7 @@ Status PieceCodec::index_pieces(bool build_map) {
     const char32_t first = utf8::decode_one(p, spaced ? 1 : 0).code_point;
     const bool word = unicode::is_letter(first) || unicode::is_mark(first);
     word_piece_.push_back(word ? 1 : 0);
-    initial_piece_[i] = spaced && word ? 1 : 0;
+    initial_piece_[i] = spaced && !unicode::is_space(first) ? 1 : 0;
     if (!build_map) continue;
     const auto [id, inserted] = piece_ids_.insert(p, kFirstPieceId + static_cast<int32_t>(i));
     if (!inserted) {
@@ -434,7 +434,9 @@ Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whol
     initial = initial_of_[static_cast<size_t>(units->front().id - kFirstPieceId)];
   }
   const bool folds_space = lead.kind == Lead::kSpace && initial >= 0;
-  if (lead.kind == Lead::kSpace && !folds_space) encode_other(text, lead.space, ids, offsets);
+  if (lead.kind == Lead::kSpace && !folds_space) {
+    encode_other(text, lead.space, Lead{}, ids, offsets);
+  }
   const size_t start = folds_space ? lead.space.begin : run.begin;  // where the first id begins
   const auto unit_id = [&](size_t k, const Unit& u) {
     return k == 0 && initial >= 0 ? initial : u.id;
@@ -482,8 +484,19 @@ Status PieceCodec::encode_letters(std::string_view text, TextSpan run, bool whol
   return ok_status();
 }
 
-void PieceCodec::encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
-                              std::vector<TextSpan>* offsets) const {
+void PieceCodec::encode_other(std::string_view text, TextSpan span, Lead lead,
+                              std::vector<int32_t>* ids, std::vector<TextSpan>* offsets) const {
+  if (lead.kind != Lead::kNone) {  // the whole span's word-initial piece, else the space apart
+    thread_local std::string spaced;
+    spaced.assign(1, ' ');
+    spaced.append(text.substr(span.begin, span.end - span.begin));
+    if (const int32_t id = piece_id(spaced); id >= 0) {
+      Emitter{ids, offsets}.add(id, lead.kind == Lead::kSpace ? lead.space.begin : span.begin,
+                                span.end);
+      return;
+    }
+    if (lead.kind == Lead::kSpace) encode_other(text, lead.space, Lead{}, ids, offsets);
+  }
   const Emitter out{ids, offsets};
   const std::string_view piece = text.substr(span.begin, span.end - span.begin);
   if (piece.size() == 1 && static_cast<unsigned char>(piece[0]) < ascii_ids_.size()) {
@@ -531,8 +544,9 @@ bool PieceCodec::defers_space(std::string_view text, const std::vector<Span>& sp
                               size_t k) const {
   if (!options_.word_initial || k + 1 >= spans.size()) return false;
   const Span& span = spans[k];
+  const SpanKind next = spans[k + 1].kind;
   if (span.kind != SpanKind::kSpace || span.size() != 1 || text[span.begin] != ' ' ||
-      spans[k + 1].kind != SpanKind::kLetter) {
+      (next != SpanKind::kLetter && next != SpanKind::kDigit && next != SpanKind::kOther)) {
     return false;
   }
   // With the implicit space, a space at the start of a line must stay its own id (decode drops a
@@ -579,7 +593,10 @@ Status PieceCodec::encode(std::string_view text, std::vector<int32_t>* ids,
     } else if (span.kind == SpanKind::kInvalid) {
       Emitter{ids, offsets}.bytes(text, span.begin, span.begin + 1);
     } else {
-      encode_other(text, {span.begin, span.end}, ids, offsets);
+      const Lead lead = span.kind == SpanKind::kDigit || span.kind == SpanKind::kOther
+                            ? lead_of(text, spans, k, deferred)
+                            : Lead{};
+      encode_other(text, {span.begin, span.end}, lead, ids, offsets);
     }
     if (word_starts != nullptr) {
       word_starts->resize(ids->size(), 0);

@@ -45,7 +45,8 @@ struct PieceCodecOptions {
   bool turkish_apostrophe = false;
   // Word-initial pieces (the stream layout of format 4): a single space before a letter run
   // travels inside the run's first id, the vocabulary piece " " + piece (SentencePiece's U+2581,
-  // written as the space itself), so "ev kedi" is ev + " kedi", not ev + " " + kedi. A space whose
+  // written as the space itself), so "ev kedi" is ev + " kedi", not ev + " " + kedi; before
+  // digits or punctuation, inside the piece " " + the whole span (" ,", " 2026"). A space whose
   // word-initial piece is not in the vocabulary (or whose first unit is bytes) stays its own id.
   bool word_initial = false;
   // With word_initial: a letter run at the start of the text or of a line (after "\n") takes the
@@ -87,8 +88,9 @@ struct PieceCodecOptions {
 //     Invalid bytes (allow_invalid) are byte tokens.
 //   * With word_initial (format 4): a span " " (one space, not at the start of a line) before a
 //     letter run is folded into the run's first id when the vocabulary has the word-initial
-//     piece " " + first unit: [<cap>|<upper>] " kedi". With line_start_prefix a run at the start
-//     of a line takes the word-initial piece with an implicit space.
+//     piece " " + first unit: [<cap>|<upper>] " kedi"; before a digit or other span, when it has
+//     " " + the span (" ,"). With line_start_prefix a run or span at the start of a line takes
+//     the word-initial piece with an implicit space.
 //     "Ev kedi\nKedi" -> <cap> ev " kedi" <0x0A> <cap> " kedi"   (decode drops the last space)
 // Without word_initial there are no word-start marker tokens. encode() can return a word-start
 // flag per id (1 on the first id of every pretokenizer span, and on a word-initial id, 0
@@ -163,7 +165,7 @@ class PieceCodec {
   // The word-initial piece id of piece id `id` (" " + its piece), or -1 (none, or not
   // word_initial).
   int32_t word_initial_id(int32_t id) const;
-  // Whether piece id `id` is a word-initial piece (a space, then a letter or a mark).
+  // Whether piece id `id` is a word-initial piece (a space, then a character that is not one).
   bool is_word_initial(int32_t id) const;
 
  private:
@@ -216,7 +218,9 @@ class PieceCodec {
                bool deferred) const;
   // Whether spans[k] is a single space that a word-initial piece of the next run may carry.
   bool defers_space(std::string_view text, const std::vector<Span>& spans, size_t k) const;
-  void encode_other(std::string_view text, TextSpan span, std::vector<int32_t>* ids,
+  // The ids of a span that is not a letter run; with a lead, its word-initial piece " " + span
+  // when the vocabulary has it.
+  void encode_other(std::string_view text, TextSpan span, Lead lead, std::vector<int32_t>* ids,
                     std::vector<TextSpan>* offsets) const;
 
   std::vector<std::string> pieces_;

@@ -102,6 +102,18 @@ TEST(StreamLayoutTest, OnlyASingleSpaceBeforeALetterRunIsCarried) {
   }
 }
 
+TEST(StreamLayoutTest, DigitsAndPunctuationTakeTheWordInitialPieceOfTheWholeSpan) {
+  const PieceCodec codec = make_codec(true, false, {",", " ,", " 2026", "(", " ("});
+  EXPECT_EQ(shown(codec, "ev , kedi"), (Pieces{" ev", " ,", " kedi"}));
+  EXPECT_EQ(shown(codec, "ev 2026 ,"), (Pieces{" ev", " 2026", " ,"}));
+  EXPECT_EQ(shown(codec, "ev 2027"), (Pieces{" ev", " ", "<0x32>", "<0x30>", "<0x32>", "<0x37>"}));
+  EXPECT_EQ(shown(codec, "(ev)"), (Pieces{" (", "ev", "<0x29>"}));  // "(" starts the line
+  EXPECT_EQ(shown(codec, "ev,"), (Pieces{" ev", ","}));
+  for (const std::string s : {"ev , kedi", "ev 2026 ,", "ev 2027", "(ev)", " (ev)", "ev,\n, ,"}) {
+    EXPECT_EQ(round_trip(codec, s), s);
+  }
+}
+
 TEST(StreamLayoutTest, CaseTokensComeBeforeTheWordInitialPiece) {
   const PieceCodec codec = make_codec(false);
   EXPECT_EQ(shown(codec, "ev Kedi"), (Pieces{"ev", "<cap>", " kedi"}));
