@@ -4,6 +4,7 @@
 // returns pieces that do not concatenate back). encode→decode is the identity (valid UTF-8, or
 // any bytes with allow_invalid), every id is in range, word-start flags match the ids, invalid
 // UTF-8 without allow_invalid is an error, and decoding arbitrary ids never crashes.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -96,9 +97,19 @@ class FnSegmenter : public morpheus::tokenizer::WordSegmenter {
   CutFn fn_;
 };
 
+// The stream layout's codecs (variant & 8) add word-initial pieces and joins of pieces.
+std::vector<std::string> stream_pieces() {
+  std::vector<std::string> pieces = codec_pieces();
+  for (const char* p : {" kitap", " ev", " st", " ,", " 1", " \xc3\xa2", " 23", "evler", "stan",
+                        "kitapst", " evler"}) {
+    if (std::find(pieces.begin(), pieces.end(), p) == pieces.end()) pieces.emplace_back(p);
+  }
+  return pieces;
+}
+
 const PieceCodec& codec_for(unsigned variant) {
-  static std::array<std::unique_ptr<PieceCodec>, 8> codecs;
-  std::unique_ptr<PieceCodec>& slot = codecs[variant % 8];
+  static std::array<std::unique_ptr<PieceCodec>, 16> codecs;
+  std::unique_ptr<PieceCodec>& slot = codecs[variant % 16];
   if (!slot) {
     CutFn fn = nullptr;
     switch (variant % 4) {
@@ -117,9 +128,13 @@ const PieceCodec& codec_for(unsigned variant) {
     morpheus::tokenizer::PieceCodecOptions options;
     options.turkish_case = (variant / 4) % 2 == 0;
     options.cache_capacity = variant % 3 == 0 ? 0 : 64;
+    const bool stream = (variant & 8u) != 0;
+    options.word_initial = stream;
+    options.line_start_prefix = stream && variant % 2 == 0;
+    options.merge_pieces = stream;
     std::shared_ptr<const morpheus::tokenizer::Segmenter> segmenter;
     if (fn != nullptr) segmenter = std::make_shared<FnSegmenter>(fn);
-    auto made = PieceCodec::create(codec_pieces(), segmenter, options);
+    auto made = PieceCodec::create(stream ? stream_pieces() : codec_pieces(), segmenter, options);
     MORPHEUS_CHECK(made.ok(), made.status().to_string());
     slot = std::make_unique<PieceCodec>(std::move(made).value());
   }
@@ -131,7 +146,7 @@ const PieceCodec& codec_for(unsigned variant) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   morpheus::fuzz::InputReader in(data, size);
   const uint8_t mode = in.byte();
-  const PieceCodec& codec = codec_for(mode & 7u);
+  const PieceCodec& codec = codec_for((mode & 7u) | ((mode & 16u) != 0 ? 8u : 0u));
   const bool allow_invalid = (mode & 8u) != 0;
   const std::string_view text = in.rest();
   const bool valid = morpheus::utf8::is_valid(text);
