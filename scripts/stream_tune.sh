@@ -13,7 +13,8 @@
 # runs/lm/morpheus/semi/threshold/export_args.txt, encodes both parts, trains the small-scale GPT
 # of configs/lm_small.json on the fit ids (one seed) and scores the tune part: tokens per
 # character and bits per character. Writes OUT/summary.tsv (the choice is its lowest BPC) and
-# OUT/<setting>/; resumable (finished settings are kept).
+# OUT/<setting>/; resumable (finished settings are kept). STREAM_TUNE_LM=0: tokens per character
+# only (no GPT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkpoint=$1 train=$2 out=$3
@@ -54,6 +55,15 @@ one() {
     --words "$out/fit_types.tsv" --text "$fit" $(cat "$args_file") $@ > "$dir/export.log" 2>&1
   $M encode --model "$dir/tok" "$fit" -o "$dir/fit.ids"
   $M encode --model "$dir/tok" "$tune" -o "$dir/tune.ids"
+  if [ "${STREAM_TUNE_LM:-1}" = 0 ]; then  # tokens per character only
+    python3 - "$dir/tune.ids" "$tune" "$dir/result.json" <<'PY'
+import json, sys
+ids = sum(len(line.split()) for line in open(sys.argv[1]))
+chars = sum(len(line) for line in open(sys.argv[2], encoding="utf-8"))  # code points + line ends
+json.dump({"valid_tokens_per_char": ids / chars, "valid_bpc": float("nan")}, open(sys.argv[3], "w"))
+PY
+    return
+  fi
   $M lm train --train "$dir/fit.ids" --valid "$dir/tune.ids" --valid-text "$tune" \
     --vocab-size "$V" --config configs/lm_small.json --set lm.seed=1 --out "$dir/lm" \
     --resume > "$dir/train.log" 2>&1
