@@ -24,6 +24,7 @@
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
 #include "tokenizer/case_fold.h"
+#include "tokenizer/hf_files.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_table.h"
@@ -584,7 +585,7 @@ Status add_self_tests(const std::string& dir, const SnappedSegmenter& segmenter,
 }
 
 // Writes the whole directory into `tmp`; morpheus.json last, with its self-tests, then the
-// model card.
+// transformers files and the model card.
 Status write_dir(const std::string& tmp, const WriterOptions& options,
                  const SnappedSegmenter& segmenter, ExportState* state) {
   MORPHEUS_RETURN_IF_ERROR(make_dirs(tmp));
@@ -594,6 +595,9 @@ Status write_dir(const std::string& tmp, const WriterOptions& options,
   MORPHEUS_RETURN_IF_ERROR(add_self_tests(tmp, segmenter, *state, &config));
   MORPHEUS_RETURN_IF_ERROR(
       write_file_atomic(path_join(tmp, tokenizer::kTokenizerConfigFile), config.dump(2) + "\n"));
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::from_config(tmp, config, false, {}));
+  MORPHEUS_RETURN_IF_ERROR(tokenizer::write_hf_files(tmp, *tok));  // for AutoTokenizer
   std::string report;
   if (!options.card_eval.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));

@@ -23,6 +23,7 @@
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
@@ -282,8 +283,12 @@ Status upgrade_tokenizer(const std::string& dir) {
   if (!status.ok()) {
     MORPHEUS_RETURN_IF_ERROR(write_file_atomic(config_path, before));
     for (const std::string& f : added) std::remove(path_join(dir, f).c_str());
+    return status;
   }
-  return status;
+  // The files transformers reads (AutoTokenizer.from_pretrained), when missing or out of date.
+  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
+                            tokenizer::Tokenizer::load(dir, true, {}));
+  return tokenizer::write_hf_files(dir, *tok);
 }
 
 }  // namespace morpheus::infer

@@ -84,7 +84,8 @@ Status export_tokenizer(const ExportOptions& options, ExportSummary* summary = n
 // kept: it came from the same weights, and the engine decides a gap as LibTorch does except
 // within float rounding of the threshold. The FNV-1a checksums of an older export are replaced
 // by the faster ones export writes (each file checked first). A directory that has everything
-// is left alone.
+// is left alone, but for the files transformers reads (tokenizer/hf_files.h), written when missing
+// or out of date.
 Status upgrade_tokenizer(const std::string& dir);
 
 }  // namespace morpheus::infer

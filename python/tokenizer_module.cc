@@ -21,6 +21,7 @@
 #include "engine/directory.h"
 #include "python/status_error.h"
 #include "tokenizer/cbpe/plain_segmenters.h"
+#include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
 namespace py = pybind11;
@@ -359,6 +360,8 @@ PYBIND11_MODULE(_tokenizer, m) {
   using morpheus::python::ids_of;
   using morpheus::python::Tokenizer;
   m.doc() = "The Morpheus tokenizer (torch-free); see morpheus.Tokenizer.";
+  // The module file of a directory's transformers files (tokenizer/hf_files.h; morpheus.hf).
+  m.attr("HF_MODULE_SOURCE") = morpheus::tokenizer::kHfModuleSource;
   py::class_<Tokenizer>(m, "Tokenizer", R"(A tokenizer directory written by `morpheus export`.
 
 Loading checks the checksums and the self-test as `morpheus encode` does. Letter runs missing

@@ -3,6 +3,8 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy.typing as npt
 
+HF_MODULE_SOURCE: str  # the module file of a directory's transformers files (morpheus.hf)
+
 class Tokenizer:
     def __init__(
         self,

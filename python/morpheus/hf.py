@@ -52,6 +52,7 @@ from transformers.tokenization_utils_base import (BatchEncoding, PaddingStrategy
                                                    TruncationStrategy)
 
 from . import Tokenizer
+from ._tokenizer import HF_MODULE_SOURCE as _HF_MODULE_SOURCE
 
 __all__ = ["MorpheusTokenizer", "MorpheusConfig", "write_hf_files", "HF_FILES"]
 
@@ -65,17 +66,9 @@ SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
 HF_FILES = (TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE, MODULE_FILE)
 AUTO_MAP = {"AutoTokenizer": ["morpheus_tokenizer.MorpheusTokenizer", None]}
 
-MODULE_SOURCE = '''\
-# SPDX-License-Identifier: MIT
-"""The tokenizer of this directory for AutoTokenizer.from_pretrained(DIR, trust_remote_code=True):
-morpheus.hf.MorpheusTokenizer of the installed morpheus package (its C++ tokenizer gives the
-ids). Written by morpheus.hf.write_hf_files; see that module's documentation."""
-from morpheus.hf import MorpheusTokenizer as _MorpheusTokenizer
-
-
-class MorpheusTokenizer(_MorpheusTokenizer):
-    """morpheus.hf.MorpheusTokenizer, loaded as this directory's code."""
-'''
+# The module file transformers imports with trust_remote_code=True; the exporter writes the same
+# (tokenizer/hf_files.h owns the text).
+MODULE_SOURCE = _HF_MODULE_SOURCE
 
 # The special tokens of a directory that transformers knows by role; the others are
 # additional_special_tokens.
