@@ -74,7 +74,7 @@ constexpr float kSelfTestMargin = 0.05f;
 struct StreamOptions {
   bool word_initial = true;  // with the implicit space at the start of a line
   double word_initial_share = 0.25;
-  double merge_share = 0.0;  // 0: no merges (the stream cuts every segmenter boundary)
+  double merge_share = 0.1;  // 0: no merges (the stream cuts every segmenter boundary)
 };
 
 // morpheus.json's "stream" entry of `stream`: the layout the codec reads (tokenizer/tokenizer.h:

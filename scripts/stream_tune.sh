@@ -96,6 +96,9 @@ with open(f"{out}/summary.tsv", "w") as f:
     for bpc, name, options, tpc, wi, mp in sorted(rows, key=lambda r: r[1]):
         f.write(f"{name}\t{options}\t{tpc:.4f}\t{bpc:.4f}\t{wi}\t{mp}\n")
 print(open(f"{out}/summary.tsv").read(), end="")
-if rows:
-    print("lowest tune BPC:", min(rows)[1])
+scored = [r for r in rows if r[0] == r[0]]  # BPC measured (not NaN)
+if scored:
+    print("lowest tune BPC:", min(scored)[1])
+elif rows:
+    print("lowest tune tokens per character:", min(rows, key=lambda r: r[3])[1])
 PY

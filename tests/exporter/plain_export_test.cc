@@ -242,7 +242,9 @@ TEST_F(PlainExportTest, MergesTakeAtMostTheirShareAndCutTheIds) {
   StreamOptions merges;
   merges.merge_share = 0.2;
   const std::string merged = export_plain("unigram", 600, pieces, merges, "-merged");
-  const std::string dir = export_plain("unigram", 600, pieces);
+  StreamOptions no_merges;
+  no_merges.merge_share = 0;
+  const std::string dir = export_plain("unigram", 600, pieces, no_merges);
   const json config = json::parse(read_file(path_join(merged, "morpheus.json")).value());
   EXPECT_EQ(config["stream"]["merge_pieces"], true);
   const size_t budget = 600 - tokenizer::PieceCodec::kFirstPieceId - 4;
