@@ -14,7 +14,7 @@ PACKAGES=(
   python3-dev pybind11-dev python3-numpy python3-pytest libfaiss-dev python3-faiss
   python3-setuptools python3-wheel python3-pip python3-venv python3-torch
   fasttext itagalog
-  clang-format clang-tidy clang libclang-rt-14-dev zlib1g-dev
+  clang-format clang-tidy clang libclang-rt-14-dev libomp-14-dev zlib1g-dev
   libzstd-dev zstd slurm-wlm munge
 )
 
