@@ -21,26 +21,7 @@ for f in "$bin/morpheus" "$bin/morpheus-spm" "$checkpoint/model.pt" "$spm" "$cor
   [ -e "$f" ] || { echo "missing $f (build, run scripts/main.sh, or pass paths)" >&2; exit 1; }
 done
 mkdir -p "$work"
-python3 - "$corpus" "$work" <<'EOF'
-import collections, random, re, sys
-lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if l.strip()]
-held, train = lines[0::2], lines[1::2]
-counts = collections.Counter(w for l in train for w in l.split())
-with open(sys.argv[2] + "/train_words.tsv", "w", encoding="utf-8") as f:
-    f.writelines(f"{w}\t{n}\n" for w, n in counts.most_common())
-rng = random.Random(1)
-out = []
-for _ in range(4):
-    copy = held[:]
-    rng.shuffle(copy)
-    out += copy
-open(sys.argv[2] + "/new_text.txt", "w", encoding="utf-8").write("\n".join(out) + "\n")
-runs = lambda ls: {r for l in ls for r in re.findall(r"[^\W\d_]+", l.lower())}
-h, t = runs(held), runs(train)
-print(f"input {sys.argv[2]}/new_text.txt: {sum(len(l.encode()) + 1 for l in out) / 1e6:.1f} MB, "
-      f"{len(out)} lines, {len(h)} distinct letter runs, {len(h - t)} ({100 * len(h - t) / len(h):.0f} %) "
-      f"outside the table")
-EOF
+python3 bench/new_text_input.py "$corpus" "$work"
 tok=$work/tok
 if [ ! -f "$tok/morpheus.json" ]; then
   "$bin/morpheus" export --checkpoint "$checkpoint" --out "$tok" --words "$work/train_words.tsv" \

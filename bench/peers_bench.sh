@@ -38,21 +38,7 @@ done
 mkdir -p "$work" "$nt"
 if [ ! -f "$nt/new_text.txt" ] || [ ! -f "$nt/tok/morpheus.json" ]; then
   # bench/new_text_bench.sh's input and tokenizer, made as it makes them.
-  python3 - node_modules/nlptoolkit-corpus/corpus.txt "$nt" <<'PY'
-import collections, random, sys
-lines = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if l.strip()]
-held, train = lines[0::2], lines[1::2]
-counts = collections.Counter(w for l in train for w in l.split())
-with open(sys.argv[2] + "/train_words.tsv", "w", encoding="utf-8") as f:
-    f.writelines(f"{w}\t{n}\n" for w, n in counts.most_common())
-rng = random.Random(1)
-out = []
-for _ in range(4):
-    copy = held[:]
-    rng.shuffle(copy)
-    out += copy
-open(sys.argv[2] + "/new_text.txt", "w", encoding="utf-8").write("\n".join(out) + "\n")
-PY
+  python3 bench/new_text_input.py node_modules/nlptoolkit-corpus/corpus.txt "$nt"
   "$bin/morpheus" export --checkpoint "$checkpoint" --out "$nt/tok" \
     --words "$nt/train_words.tsv" --threshold 0.42 2>&1 | tail -1
 fi

@@ -13,22 +13,14 @@
 #include "core/file_util.h"
 #include "core/flat_string_map.h"
 #include "core/utf8.h"
+#include "tests/support/codec_test_util.h"
 #include "tests/support/test_support.h"
 
 namespace morpheus::tokenizer {
 namespace {
 
-// A Segmenter over a function of one folded word (test stand-ins).
-class FnSegmenter : public WordSegmenter {
- public:
-  using Fn = std::function<std::vector<std::string>(std::string_view)>;
-  explicit FnSegmenter(Fn fn) : fn_(std::move(fn)) {}
-  std::vector<std::string> cut(std::string_view word) const override { return fn_(word); }
-  std::string name() const override { return "test-fn"; }
-
- private:
-  Fn fn_;
-};
+using testing::FnSegmenter;
+using testing::round_trip;
 
 std::shared_ptr<const Segmenter> by(FnSegmenter::Fn fn) {
   return std::make_shared<FnSegmenter>(std::move(fn));
@@ -59,14 +51,6 @@ PieceCodec make_codec() {
   std::vector<std::string> pieces = {"ev", "ler", "de", "i", "ı", "st", "an", "bu", "l", "ka",
                                      "ra", " ",   ".",  "ş", "ç", "ğ",  "ö",  "ü",  "a", "e"};
   return PieceCodec::create(pieces, codec_segmenter()).value();
-}
-
-std::string round_trip(const PieceCodec& codec, const std::string& text) {
-  StatusOr<std::vector<int32_t>> ids = codec.encode(text);
-  EXPECT_TRUE(ids.ok()) << ids.status().to_string();
-  StatusOr<std::string> back = codec.decode(*ids);
-  EXPECT_TRUE(back.ok()) << back.status().to_string();
-  return *back;
 }
 
 TEST(PieceCodecTest, EncodesPiecesWithCaseTokens) {

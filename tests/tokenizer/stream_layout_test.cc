@@ -12,23 +12,15 @@
 
 #include "core/file_util.h"
 #include "core/utf8.h"
+#include "tests/support/codec_test_util.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/piece_codec.h"
 
 namespace morpheus::tokenizer::stream_layout_test {
 namespace {
 
-// A Segmenter over a function of one folded word.
-class FnSegmenter : public WordSegmenter {
- public:
-  using Fn = std::function<std::vector<std::string>(std::string_view)>;
-  explicit FnSegmenter(Fn fn) : fn_(std::move(fn)) {}
-  std::vector<std::string> cut(std::string_view word) const override { return fn_(word); }
-  std::string name() const override { return "test-fn"; }
-
- private:
-  Fn fn_;
-};
+using testing::FnSegmenter;
+using testing::round_trip;
 
 // kitaplarımızdan -> kitap lar ımız dan, evlerde -> ev ler de, every other run whole.
 std::vector<std::string> morphemes(std::string_view w) {
@@ -65,14 +57,6 @@ std::vector<std::string> shown(const PieceCodec& codec, const std::string& text)
   std::vector<std::string> out;
   for (int32_t id : ids) out.push_back(codec.id_to_string(id));
   return out;
-}
-
-std::string round_trip(const PieceCodec& codec, const std::string& text) {
-  StatusOr<std::vector<int32_t>> ids = codec.encode(text);
-  EXPECT_TRUE(ids.ok()) << ids.status().to_string();
-  StatusOr<std::string> back = codec.decode(*ids);
-  EXPECT_TRUE(back.ok()) << back.status().to_string();
-  return *back;
 }
 
 using Pieces = std::vector<std::string>;
