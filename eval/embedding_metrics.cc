@@ -300,6 +300,83 @@ PairAucResult same_root_auc(const Matrix& vectors, const std::vector<int>& label
 
 namespace {
 
+// 1-based rank of candidate `gold` among the rows of `c` by dot product with `q` (both unit
+// rows); ties: lower index first.
+size_t rank_of(const float* q, const Matrix& c, size_t gold) {
+  const double target = dot(q, c.row(gold), c.cols);
+  size_t rank = 1;
+  for (size_t j = 0; j < c.rows; ++j) {
+    const double s = dot(q, c.row(j), c.cols);
+    rank += s > target || (s == target && j < gold);
+  }
+  return rank;
+}
+
+void add_hit(size_t rank, LemmaAccuracy* a) {
+  a->at_1 += rank <= 1;
+  a->at_10 += rank <= 10;
+  ++a->queries;
+}
+
+void finish(LemmaAccuracy* a) {
+  if (a->queries == 0) return;
+  a->at_1 /= static_cast<double>(a->queries);
+  a->at_10 /= static_cast<double>(a->queries);
+}
+
+// Share of the k nearest other rows of row q (unit rows, ties: lower index first) with its label.
+double precision_at_k(const Matrix& x, const std::vector<int>& labels, size_t q, size_t k,
+                      std::vector<std::pair<double, size_t>>* ranked) {
+  ranked->clear();
+  for (size_t j = 0; j < x.rows; ++j) {
+    if (j != q) ranked->emplace_back(-dot(x.row(q), x.row(j), x.cols), j);
+  }
+  std::nth_element(ranked->begin(), ranked->begin() + static_cast<long>(k - 1), ranked->end());
+  size_t hits = 0;
+  for (size_t i = 0; i < k; ++i) hits += labels[(*ranked)[i].second] == labels[q];
+  return static_cast<double>(hits) / static_cast<double>(k);
+}
+
+}  // namespace
+
+LemmaRetrievalResult lemma_retrieval(const Matrix& queries, const Matrix& candidates,
+                                     const std::vector<int>& gold, const std::vector<bool>& seen) {
+  const Matrix q = l2_normalized(queries), c = l2_normalized(candidates);
+  LemmaRetrievalResult r;
+  r.candidates = c.rows;
+  for (size_t i = 0; i < q.rows; ++i) {
+    const size_t rank = rank_of(q.row(i), c, static_cast<size_t>(gold[i]));
+    add_hit(rank, &r.all);
+    if (!seen.empty()) add_hit(rank, seen[i] ? &r.seen : &r.unseen);
+  }
+  for (LemmaAccuracy* a : {&r.all, &r.seen, &r.unseen}) finish(a);
+  return r;
+}
+
+NeighbourResult same_label_retrieval(const Matrix& vectors, const std::vector<int>& labels,
+                                     size_t k) {
+  NeighbourResult r;
+  r.items = vectors.rows;
+  std::map<int, size_t> class_size;
+  for (int l : labels) ++class_size[l];
+  r.classes = class_size.size();
+  if (r.items < 2 || k == 0) return r;
+  for (const auto& [label, n] : class_size) {
+    const double p = static_cast<double>(n) / static_cast<double>(r.items);
+    r.chance += p * p;
+  }
+  r.k = std::min(k, r.items - 1);
+  const Matrix x = l2_normalized(vectors);
+  std::vector<std::pair<double, size_t>> ranked;
+  double sum = 0;
+  for (size_t q = 0; q < x.rows; ++q) sum += precision_at_k(x, labels, q, r.k, &ranked);
+  r.precision_at_k = sum / static_cast<double>(r.items);
+  r.map = family_retrieval(vectors, labels, false).map;
+  return r;
+}
+
+namespace {
+
 // Trains softmax regression on rows `train` and returns held-out accuracy on rows `test`.
 double train_and_score(const Matrix& x, const std::vector<int>& labels, size_t classes,
                        const std::vector<size_t>& train, const std::vector<size_t>& test, double c,

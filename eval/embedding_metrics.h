@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Word-embedding files (word2vec text .vec; .npy float32 row-major + .vocab) and the metrics on
 // them: root-family retrieval (MAP, MRR, R@k, P@R) with the query excluded — or included, to
-// reproduce the reference's definition (§4.9, §7.5 item 22) —, same-root ROC-AUC, a multinomial
-// logistic-regression probe with stratified k-fold cross-validation, and a 2-D PCA projection.
+// reproduce the reference's definition (§4.9, §7.5 item 22) —, same-root ROC-AUC, lemma
+// retrieval (form → its lemma among all lemmas), same-label neighbours (P@k, MAP, chance), a
+// multinomial logistic-regression probe with stratified k-fold cross-validation, and a 2-D PCA
+// projection.
 #pragma once
 
 #include <cstddef>
@@ -71,6 +73,35 @@ struct PairAucResult {
 // many random cross-family pairs, seeded.
 PairAucResult same_root_auc(const Matrix& vectors, const std::vector<int>& labels, size_t max_pairs,
                             uint64_t seed);
+
+// Lemma retrieval on one group of queries (all, seen or unseen).
+struct LemmaAccuracy {
+  double at_1 = 0, at_10 = 0;  // share of queries whose lemma ranks first / within the first 10
+  size_t queries = 0;
+};
+struct LemmaRetrievalResult {
+  LemmaAccuracy all, seen, unseen;  // seen + unseen = all; both empty without seen flags
+  size_t candidates = 0;
+};
+// queries: one row per form; candidates: one row per lemma; gold[i] = the candidate row of query
+// i's lemma. Every candidate is ranked by cosine to each query (ties: lower index first) and the
+// rank of gold[i] is scored. seen: one flag per query (seen = a training type), or empty for no
+// seen/unseen split.
+LemmaRetrievalResult lemma_retrieval(const Matrix& queries, const Matrix& candidates,
+                                     const std::vector<int>& gold, const std::vector<bool>& seen);
+
+struct NeighbourResult {
+  double precision_at_k = 0;  // mean share of a row's k nearest other rows with its label
+  double chance = 0;          // Σ_c p_c² (p_c = share of class c): P@k of a random ranking
+  double map = 0;             // family_retrieval(vectors, labels, false).map
+  size_t items = 0, classes = 0;
+  size_t k = 0;  // min(k, items − 1)
+};
+// Same-label retrieval: every row queries all other rows by cosine (ties: lower index first);
+// relevant = same label. Every row is a query of P@k (a singleton class scores 0); all zero
+// with fewer than two rows.
+NeighbourResult same_label_retrieval(const Matrix& vectors, const std::vector<int>& labels,
+                                     size_t k = 10);
 
 struct ProbeResult {
   double accuracy = 0;  // mean held-out accuracy over folds

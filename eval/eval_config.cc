@@ -23,7 +23,7 @@ MORPHEUS_CONFIG_FIELDS(GoldPaths, mc2010, ud_stem_boundary, morphscore_v1, ud_ty
 MORPHEUS_CONFIG_FIELDS(SpeedOptions, warm_runs, max_chars)
 MORPHEUS_CONFIG_FIELDS(EmbeddingOptions, min_family_forms, max_words, max_pairs, probe_folds,
                        probe_max_items, probe_min_class, probe_iterations, pca_families,
-                       pca_max_forms, seed)
+                       pca_max_forms, lemma_max_queries, seed)
 MORPHEUS_CONFIG_FIELDS(EvalConfig, shared_data, run_dir, gold, training_text, split, speed,
                        embeddings, published_figures, systems)
 

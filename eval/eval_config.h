@@ -66,16 +66,17 @@ struct SpeedOptions {
 };
 
 struct EmbeddingOptions {
-  size_t min_family_forms = 3;    // distinct forms a root family needs; >= 2
-  size_t max_words = 6000;        // family forms sampled (whole families); 0 = all
-  size_t max_pairs = 20000;       // within-family pairs sampled for the ROC-AUC
-  size_t probe_folds = 5;         // cross-validation folds of the probes; >= 2
-  size_t probe_max_items = 3000;  // items per probe (seeded sample); 0 = all
-  size_t probe_min_class = 20;    // items a probe class needs
-  size_t probe_iterations = 200;  // logistic-regression iterations
-  size_t pca_families = 10;       // largest families drawn in each PCA map
-  size_t pca_max_forms = 30;      // forms per family in a PCA map
-  uint64_t seed = 42;             // family sample, pairs, folds and PCA
+  size_t min_family_forms = 3;      // distinct forms a root family needs; >= 2
+  size_t max_words = 6000;          // family forms sampled (whole families); 0 = all
+  size_t max_pairs = 20000;         // within-family pairs sampled for the ROC-AUC
+  size_t probe_folds = 5;           // cross-validation folds of the probes; >= 2
+  size_t probe_max_items = 3000;    // items per probe (seeded sample); 0 = all
+  size_t probe_min_class = 20;      // items a probe class needs
+  size_t probe_iterations = 200;    // logistic-regression iterations
+  size_t pca_families = 10;         // largest families drawn in each PCA map
+  size_t pca_max_forms = 30;        // forms per family in a PCA map
+  size_t lemma_max_queries = 3000;  // lemma-retrieval queries (seeded sample); 0 = all
+  uint64_t seed = 42;               // samples, pairs, folds and PCA
 };
 
 struct EvalConfig {

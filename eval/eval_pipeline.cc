@@ -28,7 +28,8 @@ std::vector<std::string> report_notes(const EvalConfig& c, const GoldSets& g,
       "(İ→i, I→ı; offsets unchanged), for every system alike; round trip, fertility and speed "
       "keep the text as written.",
       std::string("Gold split: every gold set is split by one rule (eval/gold_policy.h: FNV-1a "
-                  "64 of the lower-cased word, or of the lemma for root families, mod 10,000; "
+                  "64 of the lower-cased word, or of the lemma for root families and lemma "
+                  "retrieval, mod 10,000; "
                   "tune share 0.5 for MC2010, 0.1 for every other set). These tables show the ") +
           gold_part_name(c.part()) +
           " part; whatever chose anything (weights, thresholds, configs, checkpoints) read the "

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/file_util.h"
 #include "core/json_config.h"
@@ -363,17 +364,20 @@ StatusOr<TurkishLexicon> load_hybrid_lexicon(const std::string& dir) {
   return lex;
 }
 
-RootFamilies build_root_families(const std::vector<UdToken>& ud, const std::vector<PennToken>& penn,
-                                 size_t min_forms) {
-  // form → lemma → count
-  std::unordered_map<std::string, std::unordered_map<std::string, size_t>> votes;
-  auto add = [&](const std::string& form, const std::string& lemma) {
-    if (!is_letter_word(form) || !is_letter_word(lemma)) return;
-    ++votes[unicode::to_lower(form)][unicode::to_lower(lemma)];
-  };
-  for (const UdToken& t : ud) add(t.form, t.lemma);
-  for (const PennToken& t : penn) add(t.word, t.root());
-  RootFamilies families;
+namespace {
+
+// form → lemma → attestations (both lower-cased).
+using LemmaVotes = std::unordered_map<std::string, std::unordered_map<std::string, size_t>>;
+
+// Counts one attestation of (form, lemma) when both are letter-only words.
+void add_vote(const std::string& form, const std::string& lemma, LemmaVotes* votes) {
+  if (!is_letter_word(form) || !is_letter_word(lemma)) return;
+  ++(*votes)[unicode::to_lower(form)][unicode::to_lower(lemma)];
+}
+
+// Each form's most frequent lemma (ties: the smaller lemma), in form order.
+std::map<std::string, std::string> resolve_lemmas(const LemmaVotes& votes) {
+  std::map<std::string, std::string> lemma_of;
   for (const auto& [form, lemmas] : votes) {
     const std::string* best = nullptr;
     size_t best_count = 0;
@@ -383,13 +387,53 @@ RootFamilies build_root_families(const std::vector<UdToken>& ud, const std::vect
         best_count = count;
       }
     }
-    families[*best].push_back(form);
+    lemma_of.emplace(form, *best);
   }
+  return lemma_of;
+}
+
+// The items whose label has at least min_class items, order kept.
+std::vector<ProbeItem> drop_small_classes(const std::vector<ProbeItem>& items, size_t min_class) {
+  std::map<std::string, size_t> class_size;
+  for (const ProbeItem& it : items) ++class_size[it.label];
+  std::vector<ProbeItem> kept;
+  for (const ProbeItem& it : items) {
+    if (class_size[it.label] >= min_class) kept.push_back(it);
+  }
+  return kept;
+}
+
+}  // namespace
+
+RootFamilies build_root_families(const std::vector<UdToken>& ud, const std::vector<PennToken>& penn,
+                                 size_t min_forms) {
+  LemmaVotes votes;
+  for (const UdToken& t : ud) add_vote(t.form, t.lemma, &votes);
+  for (const PennToken& t : penn) add_vote(t.word, t.root(), &votes);
+  RootFamilies families;
+  for (const auto& [form, lemma] : resolve_lemmas(votes)) families[lemma].push_back(form);
   for (auto it = families.begin(); it != families.end();) {
-    std::sort(it->second.begin(), it->second.end());
     it = it->second.size() >= min_forms ? std::next(it) : families.erase(it);
   }
   return families;
+}
+
+std::vector<LemmaItem> build_lemma_items(const std::vector<UdToken>& ud) {
+  LemmaVotes votes;
+  for (const UdToken& t : ud) {
+    if (t.upos == "PROPN" || t.upos == "PUNCT" || t.upos == "NUM") continue;
+    add_vote(t.form, t.lemma, &votes);
+  }
+  const std::map<std::string, std::string> lemma_of = resolve_lemmas(votes);
+  std::unordered_set<std::string> lemmas;
+  for (const auto& [form, lemma] : lemma_of) {
+    if (form != lemma) lemmas.insert(lemma);
+  }
+  std::vector<LemmaItem> items;
+  for (const auto& [form, lemma] : lemma_of) {
+    if (form != lemma && lemmas.count(form) == 0) items.push_back({form, lemma});
+  }
+  return items;
 }
 
 std::vector<ProbeItem> build_probe_items(const std::vector<UdToken>& ud, const std::string& feature,
@@ -403,15 +447,22 @@ std::vector<ProbeItem> build_probe_items(const std::vector<UdToken>& ud, const s
     auto [it, fresh] = label_of.emplace(form, value);
     if (!fresh && it->second != value) it->second.clear();
   }
-  std::map<std::string, size_t> class_size;
-  for (const auto& [form, label] : label_of) {
-    if (!label.empty()) ++class_size[label];
-  }
   std::vector<ProbeItem> items;
   for (const auto& [form, label] : label_of) {
-    if (!label.empty() && class_size[label] >= min_class) items.push_back({form, label});
+    if (!label.empty()) items.push_back({form, label});
   }
-  return items;
+  return drop_small_classes(items, min_class);
+}
+
+std::vector<ProbeItem> build_inflection_items(const std::vector<UdToken>& ud, size_t min_class) {
+  std::unordered_map<std::string, std::string> number_of;
+  for (const ProbeItem& it : build_probe_items(ud, "Number", 1)) number_of[it.word] = it.label;
+  std::vector<ProbeItem> items;
+  for (const ProbeItem& it : build_probe_items(ud, "Case", 1)) {
+    auto number = number_of.find(it.word);
+    if (number != number_of.end()) items.push_back({it.word, it.label + "|" + number->second});
+  }
+  return drop_small_classes(items, min_class);
 }
 
 }  // namespace morpheus::eval

@@ -2,7 +2,8 @@
 // Loaders for every gold file of ../shared/data (formats in data/README.md): Morpho Challenge
 // 2010, UD stem-boundary tokens, MorphScore v1, UD analyzer segmentations, Penn segmentations,
 // SIGMORPHON 2022, CoNLL-U treebanks, the hybrid lexicons; the 50 curated words of the reference
-// (§4.4); and the derived sets (root families, number/case probe items). Errors name file + line.
+// (§4.4); and the derived sets (root families, lemma items, number/case probe and inflection
+// items). Errors name file + line.
 #pragma once
 
 #include <cstddef>
@@ -101,6 +102,18 @@ using RootFamilies = std::map<std::string, std::vector<std::string>>;
 RootFamilies build_root_families(const std::vector<UdToken>& ud, const std::vector<PennToken>& penn,
                                  size_t min_forms);
 
+// A UD form and its gold lemma, for lemma retrieval.
+struct LemmaItem {
+  std::string word;   // lower-cased form
+  std::string lemma;  // lower-cased lemma, never equal to word
+};
+// Distinct lower-cased letter-only UD forms (any UPOS but PROPN, PUNCT, NUM) with a letter-only
+// lemma ("_" is none) other than the form itself; a form attested under several lemmas goes to
+// its most frequent one (ties: the smaller lemma), as in build_root_families. A form that is
+// itself the lemma of another item is dropped (it would find itself among the lemmas). In form
+// order.
+std::vector<LemmaItem> build_lemma_items(const std::vector<UdToken>& ud);
+
 // A labelled word for a probe (number or case).
 struct ProbeItem {
   std::string word;  // lower-cased form
@@ -110,6 +123,9 @@ struct ProbeItem {
 // unambiguous across the treebanks; classes with fewer than min_class items are dropped.
 std::vector<ProbeItem> build_probe_items(const std::vector<UdToken>& ud, const std::string& feature,
                                          size_t min_class);
+// The forms that are items of both the "Case" and the "Number" probe (each unambiguous), labelled
+// "Case|Number" ("Loc|Plur"); classes with fewer than min_class items are dropped. In form order.
+std::vector<ProbeItem> build_inflection_items(const std::vector<UdToken>& ud, size_t min_class);
 
 // Splits a line on a single-character separator (empty fields kept).
 std::vector<std::string> split_fields(const std::string& line, char sep);

@@ -69,9 +69,9 @@ const char* gold_part_name(GoldPart part) {
 }
 
 const std::vector<std::string>& gold_set_names() {
-  static const std::vector<std::string> kNames = {"mc2010",           "ud_types",      "penn",
-                                                  "ud_stem_boundary", "morphscore_v1", "sigmorphon",
-                                                  "curated",          "families",      "probes"};
+  static const std::vector<std::string> kNames = {
+      "mc2010",     "ud_types", "penn",     "ud_stem_boundary", "morphscore_v1",
+      "sigmorphon", "curated",  "families", "lemmas",           "probes"};
   return kNames;
 }
 
@@ -109,7 +109,8 @@ StatusOr<std::string> gold_file_part(const std::string& path, std::string_view g
   } else if (gold_set == "sigmorphon") {
     field = 1;
     header = false;
-  } else if (gold_set == "curated" || gold_set == "families" || gold_set == "probes") {
+  } else if (gold_set == "curated" || gold_set == "families" || gold_set == "lemmas" ||
+             gold_set == "probes") {
     return invalid_argument("gold set '" + std::string(gold_set) + "' has no file to split",
                             "file sets: mc2010, ud_types, penn, ud_stem_boundary, "
                             "morphscore_v1, sigmorphon");

@@ -61,7 +61,7 @@ std::vector<T> select_part(const std::vector<T>& items, double tune_fraction, Go
 // The lines of a gold file of set `gold_set` (formats in ../shared/data/README.md) whose item is
 // in `part`, header kept, order kept: what `morpheus gold-split` prints, e.g. the MC2010 tune
 // words a semi-supervised teacher may read. Sets without a file format ("curated", "families",
-// "probes") are INVALID_ARGUMENT; errors name the file.
+// "lemmas", "probes") are INVALID_ARGUMENT; errors name the file.
 StatusOr<std::string> gold_file_part(const std::string& path, std::string_view gold_set,
                                      GoldPart part);
 

@@ -106,8 +106,39 @@ Status load_text(const EvalConfig& c, GoldSets* g) {
   return ok_status();
 }
 
+// The lemma queries of the configured part (split by lemma), a seeded sample of them, and the
+// candidates: the distinct lemmas of all the part's queries.
+Status load_lemma_items(const EvalConfig& c, const std::vector<UdToken>& ud, GoldSets* g) {
+  g->lemma_items = build_lemma_items(ud);
+  MORPHEUS_RETURN_IF_ERROR(
+      keep_part("lemmas", c.part(), &g->lemma_items, [](const LemmaItem& x) { return x.lemma; }));
+  g->lemma_items_total = g->lemma_items.size();
+  std::set<std::string> lemmas;
+  for (const LemmaItem& x : g->lemma_items) lemmas.insert(x.lemma);
+  g->lemma_candidates.assign(lemmas.begin(), lemmas.end());
+  const EmbeddingOptions& o = c.embeddings;
+  g->lemma_items = seeded_sample(g->lemma_items, o.lemma_max_queries, o.seed + 3);
+  return ok_status();
+}
+
+// The number, case and Case|Number probe items of the configured part, seeded samples of at most
+// c.embeddings.probe_max_items each.
+Status load_probe_items(const EvalConfig& c, const std::vector<UdToken>& ud, GoldSets* g) {
+  const EmbeddingOptions& o = c.embeddings;
+  g->number_items = build_probe_items(ud, "Number", o.probe_min_class);
+  g->case_items = build_probe_items(ud, "Case", o.probe_min_class);
+  g->inflection_items = build_inflection_items(ud, o.probe_min_class);
+  for (std::vector<ProbeItem>* items : {&g->number_items, &g->case_items, &g->inflection_items}) {
+    MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part(), items, kWordOf));
+  }
+  g->number_items = seeded_sample(g->number_items, o.probe_max_items, o.seed);
+  g->case_items = seeded_sample(g->case_items, o.probe_max_items, o.seed + 1);
+  g->inflection_items = seeded_sample(g->inflection_items, o.probe_max_items, o.seed + 2);
+  return ok_status();
+}
+
 // The root families of the configured part (a seeded sample of whole families, at most
-// c.embeddings.max_words forms) and the number and case probe items.
+// c.embeddings.max_words forms), the lemma items and the probe items.
 Status load_embedding_sets(const EvalConfig& c, const std::vector<PennToken>& penn, GoldSets* g) {
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<UdToken> ud, load_conllu_dir(c.gold.ud_dir));
   const RootFamilies families = build_root_families(ud, penn, c.embeddings.min_family_forms);
@@ -133,14 +164,8 @@ Status load_embedding_sets(const EvalConfig& c, const std::vector<PennToken>& pe
       g->family_labels.push_back(label);
     }
   }
-  const EmbeddingOptions& o = c.embeddings;
-  g->number_items = build_probe_items(ud, "Number", o.probe_min_class);
-  g->case_items = build_probe_items(ud, "Case", o.probe_min_class);
-  MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part(), &g->number_items, kWordOf));
-  MORPHEUS_RETURN_IF_ERROR(keep_part("probes", c.part(), &g->case_items, kWordOf));
-  g->number_items = seeded_sample(g->number_items, o.probe_max_items, o.seed);
-  g->case_items = seeded_sample(g->case_items, o.probe_max_items, o.seed + 1);
-  return ok_status();
+  MORPHEUS_RETURN_IF_ERROR(load_lemma_items(c, ud, g));
+  return load_probe_items(c, ud, g);
 }
 
 }  // namespace
@@ -190,6 +215,9 @@ std::vector<std::string> embedding_words(const GoldSets& g) {
   std::set<std::string> words(g.family_words.begin(), g.family_words.end());
   for (const auto& x : g.number_items) words.insert(x.word);
   for (const auto& x : g.case_items) words.insert(x.word);
+  for (const auto& x : g.inflection_items) words.insert(x.word);
+  for (const auto& x : g.lemma_items) words.insert(x.word);
+  words.insert(g.lemma_candidates.begin(), g.lemma_candidates.end());
   return {words.begin(), words.end()};
 }
 

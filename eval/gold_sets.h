@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The gold sets of one evaluation: every configured gold file loaded, case-folded and restricted
 // to the configured part (eval/gold_policy.h), the evaluation text with its letter runs, the
-// root families and probe items of the embedding tables, and the seen words of the training text.
-// Also the word lists every system is run on (segmentation_words, embedding_words).
+// root families, lemma items and probe items of the embedding tables, and the seen words of the
+// training text. Also the word lists every system is run on (segmentation_words, embedding_words).
 #pragma once
 
 #include <cstddef>
@@ -38,7 +38,14 @@ struct GoldSets {
   std::vector<int> family_labels;  // index into family_names, one per family word
   std::vector<std::string> family_names;
   std::vector<ProbeItem> number_items, case_items;
+  std::vector<ProbeItem> inflection_items;  // label "Case|Number"
   size_t families_total = 0, family_words_total = 0;
+  // Lemma retrieval: the queries (a seeded sample of the part's, at most
+  // EmbeddingOptions::lemma_max_queries) and the candidates, the distinct lemmas of all the part's
+  // queries (sorted).
+  std::vector<LemmaItem> lemma_items;
+  std::vector<std::string> lemma_candidates;
+  size_t lemma_items_total = 0;  // the part's queries before the sample
 };
 
 // Loads every gold file `c.gold` names (an empty path skips that set), the training text's seen

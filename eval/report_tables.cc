@@ -97,6 +97,41 @@ EmbeddingSubset probe_subset(const Embeddings& e, const std::vector<ProbeItem>& 
   return subset(e, words, labels);
 }
 
+void append_row(const Embeddings& e, long row, Matrix* m) {
+  const float* v = e.vectors.row(static_cast<size_t>(row));
+  m->data.insert(m->data.end(), v, v + e.vectors.cols);
+  ++m->rows;
+}
+
+// The lemma-retrieval queries and candidate lemmas a system has vectors for; a query whose
+// lemma has none is left out too.
+struct LemmaSubset {
+  Matrix queries, candidates;
+  std::vector<int> gold;   // candidate row of each query's lemma
+  std::vector<bool> seen;  // one per query; empty without a training text
+};
+
+LemmaSubset lemma_subset(const Embeddings& e, const GoldSets& g) {
+  LemmaSubset s;
+  s.queries.cols = s.candidates.cols = e.vectors.cols;
+  std::unordered_map<std::string, int> candidate_row;
+  for (const std::string& lemma : g.lemma_candidates) {
+    const long row = e.find(lemma);
+    if (row < 0) continue;
+    candidate_row.emplace(lemma, static_cast<int>(s.candidates.rows));
+    append_row(e, row, &s.candidates);
+  }
+  for (const LemmaItem& item : g.lemma_items) {
+    const long row = e.find(item.word);
+    const auto gold = candidate_row.find(item.lemma);
+    if (row < 0 || gold == candidate_row.end()) continue;
+    append_row(e, row, &s.queries);
+    s.gold.push_back(gold->second);
+    if (g.seen) s.seen.push_back(g.seen->seen(item.word));
+  }
+  return s;
+}
+
 // Share of the distinct letter runs of the evaluation text (scoring form) that the word list
 // `path` ("word[<TAB>…]" lines) holds.
 StatusOr<double> table_share(const std::string& path,
@@ -489,6 +524,82 @@ TableEntry probes_entry() {
   return e;
 }
 
+ReportRow lemma_row(const EvalInputs& in, const SystemResult& r) {
+  const LemmaSubset s = lemma_subset(*r.emb, in.g);
+  const LemmaRetrievalResult m = lemma_retrieval(s.queries, s.candidates, s.gold, s.seen);
+  const bool known = in.g.seen.has_value();
+  const auto part = [known](const LemmaAccuracy& a, double v) {
+    return known && a.queries > 0 ? std::optional<double>(v) : std::nullopt;
+  };
+  const double coverage =
+      static_cast<double>(s.queries.rows) / static_cast<double>(in.g.lemma_items.size());
+  return {r.spec.name,
+          {m.all.at_1, m.all.at_10, part(m.seen, m.seen.at_1), part(m.unseen, m.unseen.at_1),
+           part(m.seen, m.seen.at_10), part(m.unseen, m.unseen.at_10),
+           count_value(known, m.seen.queries), count_value(known, m.unseen.queries), coverage,
+           static_cast<double>(m.candidates)},
+          m.all.queries,
+          std::nullopt,
+          ""};
+}
+
+TableEntry lemma_retrieval_entry() {
+  TableEntry e = make_entry("lemma_retrieval", "Lemma retrieval (UD forms, cosine to every lemma)",
+                            {"acc@1", "acc@10", "acc@1_seen", "acc@1_unseen", "acc@10_seen",
+                             "acc@10_unseen", "n_seen", "n_unseen", "coverage", "candidates"},
+                            Needs::kEmbeddings, lemma_row);
+  e.layout.plot_columns = {0, 1, 2, 3, 4, 5};
+  e.layout.integer_columns = {6, 7, 9};
+  e.present = [](const EvalInputs& in) { return !in.g.lemma_items.empty(); };
+  e.describe = [](const EvalInputs& in) {
+    const size_t used = in.g.lemma_items.size();
+    const std::string sample = used < in.g.lemma_items_total
+                                   ? "a seeded sample of " + std::to_string(used) + " is used"
+                                   : "all are used";
+    return "Queries = distinct lower-cased letter-only UD forms (not PROPN, PUNCT, NUM) whose "
+           "most frequent gold lemma is another word, and which are not themselves a lemma (" +
+           std::to_string(in.g.lemma_items_total) + " in this part, split by lemma; " + sample +
+           "). Candidates = the " + std::to_string(in.g.lemma_candidates.size()) +
+           " distinct lemmas of the part's queries. Each query ranks every candidate by cosine; "
+           "acc@k = share of queries whose lemma is among the first k. seen = the form is a type "
+           "of the training text. Queries or lemmas without a vector are left out (coverage = "
+           "share of the queries scored; candidates = lemmas with a vector). n = queries scored.";
+  };
+  return e;
+}
+
+ReportRow inflection_row(const EvalInputs& in, const SystemResult& r) {
+  const EmbeddingSubset s = probe_subset(*r.emb, in.g.inflection_items);
+  const NeighbourResult m = same_label_retrieval(s.x, s.labels, 10);
+  const double coverage =
+      static_cast<double>(s.x.rows) / static_cast<double>(in.g.inflection_items.size());
+  return {r.spec.name,
+          {m.precision_at_k, m.chance, m.map, coverage, static_cast<double>(m.classes)},
+          m.items,
+          std::nullopt,
+          ""};
+}
+
+TableEntry same_inflection_entry() {
+  TableEntry e = make_entry(
+      "same_inflection", "Same-inflection retrieval (NOUN forms, UD Case|Number)",
+      {"P@10", "chance_P@10", "MAP", "coverage", "classes"}, Needs::kEmbeddings, inflection_row);
+  e.layout.plot_columns = {0, 1, 2};
+  e.layout.integer_columns = {4};
+  e.present = [](const EvalInputs& in) { return !in.g.inflection_items.empty(); };
+  e.describe = [](const EvalInputs& in) {
+    return "Items = distinct NOUN forms whose Case and Number are both unambiguous, labelled "
+           "Case|Number, classes with ≥ " +
+           std::to_string(in.c.embeddings.probe_min_class) + " items (" +
+           std::to_string(in.g.inflection_items.size()) +
+           " items before coverage). Each item ranks all other items by cosine; relevant = same "
+           "label. P@10 = share of the 10 nearest with the same label; chance_P@10 = Σ p_c² "
+           "(p_c = class share), the P@10 of a random ranking; MAP with the query excluded. "
+           "n = items with a vector.";
+  };
+  return e;
+}
+
 // Every table of the report, in report order.
 std::vector<TableEntry> table_registry() {
   std::vector<TableEntry> tables;
@@ -528,6 +639,8 @@ std::vector<TableEntry> table_registry() {
   tables.push_back(retrieval_entry());
   tables.push_back(same_root_auc_entry());
   tables.push_back(probes_entry());
+  tables.push_back(lemma_retrieval_entry());
+  tables.push_back(same_inflection_entry());
   return tables;
 }
 

@@ -78,6 +78,74 @@ TEST(RetrievalTest, ReferenceDefinitionCapsPerfectRetrievalAt0854) {
   EXPECT_EQ(ours.queries, 48u);
 }
 
+// Unit vectors at the given angles (degrees), each scaled by `scale` times its index + 1 (cosine
+// ignores the norm).
+Matrix at_angles(const std::vector<double>& degrees, float scale = 0.0f) {
+  std::vector<std::vector<float>> rows;
+  for (size_t i = 0; i < degrees.size(); ++i) {
+    const double a = degrees[i] * M_PI / 180.0;
+    const float norm = 1.0f + scale * static_cast<float>(i);
+    rows.push_back(
+        {norm * static_cast<float>(std::cos(a)), norm * static_cast<float>(std::sin(a))});
+  }
+  return from_rows(rows);
+}
+
+TEST(LemmaRetrievalTest, AccuracyAt1And10SplitSeenAndUnseen) {
+  // Twelve candidate lemmas at 0°, 5°, …, 55°: a query at 0° ranks candidate j at j + 1.
+  std::vector<double> lemma_angles;
+  for (int j = 0; j < 12; ++j) lemma_angles.push_back(5.0 * j);
+  const Matrix candidates = at_angles(lemma_angles, 0.5f);
+  // Ranks of the gold lemmas: 1 (seen), 10 (seen), 11 (unseen), 1 (unseen).
+  const Matrix queries = at_angles({0.0, 0.0, 0.0, 55.0});
+  const LemmaRetrievalResult r =
+      lemma_retrieval(queries, candidates, {0, 9, 10, 11}, {true, true, false, false});
+  EXPECT_EQ(r.candidates, 12u);
+  EXPECT_EQ(r.all.queries, 4u);
+  EXPECT_DOUBLE_EQ(r.all.at_1, 0.5);
+  EXPECT_DOUBLE_EQ(r.all.at_10, 0.75);
+  EXPECT_EQ(r.seen.queries, 2u);
+  EXPECT_DOUBLE_EQ(r.seen.at_1, 0.5);
+  EXPECT_DOUBLE_EQ(r.seen.at_10, 1.0);
+  EXPECT_EQ(r.unseen.queries, 2u);
+  EXPECT_DOUBLE_EQ(r.unseen.at_1, 0.5);
+  EXPECT_DOUBLE_EQ(r.unseen.at_10, 0.5);
+}
+
+TEST(LemmaRetrievalTest, TiesRankTheLowerCandidateFirstAndNoFlagsMeanNoSplit) {
+  const Matrix candidates = at_angles({30.0, 30.0, 80.0});  // 0 and 1 are the same direction
+  const Matrix queries = at_angles({30.0, 30.0});
+  const LemmaRetrievalResult r = lemma_retrieval(queries, candidates, {0, 1}, {});
+  EXPECT_DOUBLE_EQ(r.all.at_1, 0.5);  // gold 1 ties with 0 and ranks second
+  EXPECT_DOUBLE_EQ(r.all.at_10, 1.0);
+  EXPECT_EQ(r.seen.queries, 0u);
+  EXPECT_EQ(r.unseen.queries, 0u);
+}
+
+TEST(SameLabelRetrievalTest, PrecisionAt10ChanceAndMapHandComputed) {
+  // Class 0: eight rows at 0°…7°; class 1: four rows at 90°…93°. The 10 nearest of a class-0 row
+  // are its 7 classmates and 3 class-1 rows (P@10 0.7); of a class-1 row 3 classmates (0.3).
+  const Matrix x = at_angles({0, 1, 2, 3, 4, 5, 6, 7, 90, 91, 92, 93});
+  const std::vector<int> labels = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  const NeighbourResult r = same_label_retrieval(x, labels, 10);
+  EXPECT_EQ(r.items, 12u);
+  EXPECT_EQ(r.classes, 2u);
+  EXPECT_EQ(r.k, 10u);
+  EXPECT_NEAR(r.precision_at_k, (8 * 0.7 + 4 * 0.3) / 12.0, 1e-12);
+  EXPECT_NEAR(r.chance, 4.0 / 9.0 + 1.0 / 9.0, 1e-12);  // (8/12)² + (4/12)²
+  EXPECT_DOUBLE_EQ(r.map, 1.0);                         // classmates always come first
+}
+
+TEST(SameLabelRetrievalTest, KIsCappedAtTheOtherRows) {
+  const Matrix x = at_angles({0, 1, 2, 90, 91, 92});
+  const NeighbourResult r = same_label_retrieval(x, {0, 0, 0, 1, 1, 1}, 10);
+  EXPECT_EQ(r.k, 5u);
+  EXPECT_NEAR(r.precision_at_k, 2.0 / 5.0, 1e-12);
+  EXPECT_NEAR(r.chance, 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(same_label_retrieval(x, {0, 0, 0, 1, 1, 1}, 2).precision_at_k, 1.0);
+  EXPECT_EQ(same_label_retrieval(at_angles({0}), {0}, 10).k, 0u);
+}
+
 TEST(RocAucTest, HandComputedWithTies) {
   EXPECT_DOUBLE_EQ(roc_auc({0.9, 0.8, 0.7, 0.6}, {true, false, true, false}), 0.75);
   EXPECT_DOUBLE_EQ(roc_auc({0.5, 0.5}, {true, false}), 0.5);

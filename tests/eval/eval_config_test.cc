@@ -48,7 +48,11 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   EXPECT_EQ(c->embeddings.max_pairs, 20000u);
   EXPECT_EQ(c->embeddings.probe_iterations, 200u);
   EXPECT_EQ(c->embeddings.pca_max_forms, 30u);
+  EXPECT_EQ(c->embeddings.lemma_max_queries, 3000u);
   EXPECT_EQ(c->embeddings.seed, 42u);
+  auto fewer = load_with({"run_dir=runs/main", "embeddings.lemma_max_queries=10"});
+  ASSERT_TRUE(fewer.ok()) << fewer.status().to_string();
+  EXPECT_EQ(fewer->embeddings.lemma_max_queries, 10u);
   EXPECT_EQ(c->published_figures, "eval/published_figures.json");
   ASSERT_EQ(c->systems.size(), 16u);
   EXPECT_EQ(c->systems[0].name, "morpheus");

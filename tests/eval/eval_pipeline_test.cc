@@ -112,7 +112,8 @@ TEST_F(EvalPipelineTest, TablesScoreTheConfiguredPartOnly) {
   };
   const nlohmann::json tune = run_tiny({"split=tune"}), report = run_tiny({"split=report"});
   const nlohmann::json all = run_tiny({});
-  for (const char* table : {"boundary_mc2010", "boundary_penn", "boundary_ud", "morphscore_ud"}) {
+  for (const char* table : {"boundary_mc2010", "boundary_penn", "boundary_ud", "morphscore_ud",
+                            "lemma_retrieval", "same_inflection"}) {
     EXPECT_EQ(items(tune, table) + items(report, table), items(all, table)) << table;
     EXPECT_GT(items(all, table), 0u) << table;
   }

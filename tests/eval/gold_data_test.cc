@@ -105,6 +105,56 @@ TEST(GoldDataTest, UdTreebanksGiveRootFamiliesAndProbes) {
   const auto cases = build_probe_items(*ud, "Case", 20);
   EXPECT_GT(number.size(), 1000u);
   EXPECT_GT(cases.size(), 1000u);
+  EXPECT_GT(build_inflection_items(*ud, 20).size(), 1000u);
+  EXPECT_GT(build_lemma_items(*ud).size(), 1000u);
+}
+
+UdToken token(const std::string& form, const std::string& lemma, const std::string& upos,
+              const std::string& feats = "_") {
+  return {form, lemma, upos, feats};
+}
+
+TEST(GoldDataTest, LemmaItemsDropSelfLemmasAndProperNounsAndResolveAmbiguity) {
+  const std::vector<UdToken> ud = {
+      token("Evler", "ev", "NOUN"),         token("ev", "ev", "NOUN"),  // form == lemma
+      token("kitabı", "kitap", "NOUN"),  // twice kitap, once kitabe: kitap
+      token("kitabı", "kitap", "NOUN"),     token("kitabı", "kitabe", "NOUN"),
+      token("Ankarada", "Ankara", "PROPN"), token("geldi", "_", "VERB"),  // lemma unknown
+      token("iki", "iki", "NUM"),           token("yazılar", "yazı", "NOUN"),
+      token("yazı", "yaz", "NOUN"),        // itself the lemma of yazılar
+      token("Kitabı", "Kitabe", "PROPN"),  // proper nouns do not vote
+      token("Kitabı", "Kitabe", "PROPN"),
+  };
+  const std::vector<LemmaItem> items = build_lemma_items(ud);
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].word, "evler");
+  EXPECT_EQ(items[0].lemma, "ev");
+  EXPECT_EQ(items[1].word, "kitabı");
+  EXPECT_EQ(items[1].lemma, "kitap");
+  EXPECT_EQ(items[2].word, "yazılar");
+  EXPECT_EQ(items[2].lemma, "yazı");
+}
+
+TEST(GoldDataTest, InflectionItemsNeedUnambiguousCaseAndNumber) {
+  const std::vector<UdToken> ud = {
+      token("evler", "ev", "NOUN", "Case=Nom|Number=Plur"),
+      token("evde", "ev", "NOUN", "Case=Loc|Number=Sing"),
+      token("Kitapta", "kitap", "NOUN", "Case=Loc|Number=Sing"),
+      token("yüz", "yüz", "NOUN", "Case=Nom|Number=Sing"),
+      token("yüz", "yüz", "NOUN", "Case=Acc|Number=Sing"),  // case ambiguous
+      token("su", "su", "NOUN", "Case=Nom"),                // no number
+      token("geldi", "gel", "VERB", "Number=Sing"),
+  };
+  const std::vector<ProbeItem> all = build_inflection_items(ud, 1);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].word, "evde");
+  EXPECT_EQ(all[0].label, "Loc|Sing");
+  EXPECT_EQ(all[1].word, "evler");
+  EXPECT_EQ(all[1].label, "Nom|Plur");
+  EXPECT_EQ(all[2].word, "kitapta");
+  const std::vector<ProbeItem> big = build_inflection_items(ud, 2);  // Nom|Plur has one item
+  ASSERT_EQ(big.size(), 2u);
+  EXPECT_EQ(big[1].word, "kitapta");
 }
 
 TEST(GoldDataTest, HybridLexiconHasRootsAndSuffixes) {

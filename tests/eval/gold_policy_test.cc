@@ -55,7 +55,7 @@ TEST(GoldSplitTest, CaseDoesNotChangeThePart) {
 TEST(GoldSplitTest, TuneFractionsPerSet) {
   EXPECT_DOUBLE_EQ(*tune_fraction("mc2010"), 0.5);
   for (const char* set : {"ud_types", "penn", "ud_stem_boundary", "morphscore_v1", "sigmorphon",
-                          "curated", "families", "probes"}) {
+                          "curated", "families", "lemmas", "probes"}) {
     EXPECT_DOUBLE_EQ(*tune_fraction(set), 0.1) << set;
   }
   StatusOr<double> bad = tune_fraction("mc2011");

@@ -107,6 +107,57 @@ TEST(GoldSetsTest, TrainingTextAndMc2010TuneWordsAreSeen) {
   EXPECT_EQ(unseen_text_share(g), 0.75);
 }
 
+// A treebank of 60 lemmas with three inflected NOUN forms each (ler, de, den), in a new ud_dir.
+EvalConfig many_lemmas_config(const std::string& split) {
+  EvalConfig c = tiny_config(split);
+  const std::string dir = path_join(testing::make_temp_dir("gold_sets_lemmas"), "ud");
+  std::string conllu = "# text = x\n";
+  const std::string letters = "bcdfgklmnprstvyz";
+  for (size_t i = 0; i < 60; ++i) {
+    const std::string lemma = "a" + letters.substr(i % 16, 1) + "e" + letters.substr(i / 16, 1);
+    for (const char* suffix : {"ler", "de", "den"}) {
+      conllu += "1\t" + lemma + suffix + "\t" + lemma + "\tNOUN\t_\t_\t0\troot\t_\t_\n";
+    }
+  }
+  EXPECT_TRUE(make_dirs(dir).ok());
+  EXPECT_TRUE(write_file_atomic(path_join(dir, "many.conllu"), conllu + "\n").ok());
+  c.gold.ud_dir = dir;
+  return c;
+}
+
+TEST(GoldSetsTest, LemmaPartSplitKeepsALemmasFormsTogether) {
+  const GoldSets all = load(many_lemmas_config("all"));
+  const GoldSets tune = load(many_lemmas_config("tune"));
+  const GoldSets report = load(many_lemmas_config("report"));
+  ASSERT_EQ(all.lemma_items.size(), 180u);
+  EXPECT_EQ(all.lemma_candidates.size(), 60u);
+  ASSERT_GT(tune.lemma_candidates.size(), 0u);
+  EXPECT_EQ(tune.lemma_candidates.size() + report.lemma_candidates.size(), 60u);
+  // Every lemma of a part comes with all three of its forms, and only there.
+  EXPECT_EQ(tune.lemma_items.size(), 3 * tune.lemma_candidates.size());
+  EXPECT_EQ(report.lemma_items.size(), 3 * report.lemma_candidates.size());
+  const double fraction = *tune_fraction("lemmas");
+  for (const LemmaItem& x : tune.lemma_items) EXPECT_TRUE(is_tune(x.lemma, fraction)) << x.word;
+  for (const LemmaItem& x : report.lemma_items) EXPECT_FALSE(is_tune(x.lemma, fraction)) << x.word;
+}
+
+TEST(GoldSetsTest, LemmaQueriesAreSampledButCandidatesKeptWhole) {
+  EvalConfig c = many_lemmas_config("all");
+  c.embeddings.lemma_max_queries = 7;
+  const GoldSets g = load(c);
+  EXPECT_EQ(g.lemma_items.size(), 7u);
+  EXPECT_EQ(g.lemma_items_total, 180u);
+  EXPECT_EQ(g.lemma_candidates.size(), 60u);
+  const std::vector<std::string> words = embedding_words(g);
+  for (const LemmaItem& x : g.lemma_items) {
+    EXPECT_TRUE(std::binary_search(words.begin(), words.end(), x.word)) << x.word;
+  }
+  for (const std::string& lemma : g.lemma_candidates) {
+    EXPECT_TRUE(std::binary_search(words.begin(), words.end(), lemma)) << lemma;
+  }
+  EXPECT_EQ(load(c).lemma_items[0].word, g.lemma_items[0].word);  // seeded
+}
+
 TEST(GoldSetsTest, SegmentationWordsAreTheSortedUnionWithoutWhitespace) {
   GoldSets g;
   g.mc2010 = {{"evler", {}}, {"iki kelime", {}}};
@@ -120,6 +171,11 @@ TEST(GoldSetsTest, SegmentationWordsAreTheSortedUnionWithoutWhitespace) {
   g.family_words = {"evde", "ev"};
   g.number_items = {{"evler", "Plur"}};
   EXPECT_EQ(embedding_words(g), (std::vector<std::string>{"ev", "evde", "evler"}));
+  g.inflection_items = {{"evlerde", "Loc|Plur"}};
+  g.lemma_items = {{"kitaplar", "kitap"}};
+  g.lemma_candidates = {"kitap", "göz"};
+  EXPECT_EQ(embedding_words(g), (std::vector<std::string>{"ev", "evde", "evler", "evlerde", "göz",
+                                                          "kitap", "kitaplar"}));
 }
 
 TEST(GoldSetsTest, MissingGoldFileIsAnErrorNamingIt) {

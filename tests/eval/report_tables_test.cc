@@ -86,7 +86,9 @@ TEST(ReportTablesTest, TablesFollowTheRegistryOrderAndSkipEmptyGoldSets) {
                                              "speed",
                                              "retrieval",
                                              "same_root_auc",
-                                             "probes"};
+                                             "probes",
+                                             "lemma_retrieval",
+                                             "same_inflection"};
   EXPECT_EQ(ids, expected);
   GoldSets fewer = f.g;
   fewer.penn.clear();
@@ -132,6 +134,63 @@ TEST(ReportTablesTest, SystemWithoutTheNeededOutputGetsNaRowsWithItsNote) {
   EXPECT_EQ(find_table(tables, "boundary_mc2010")->rows[0].note, broken.seg_note);
   EXPECT_EQ(find_table(tables, "speed")->rows[0].note, broken.codec_note);
   EXPECT_EQ(find_table(tables, "retrieval")->rows[0].note, broken.emb_note);
+}
+
+// A system with the vectors of tests/data/eval/tiny.vec (one axis per root family).
+SystemResult tiny_vectors(const std::vector<std::string>& words) {
+  SystemResult r = segmenter("vectors", words, whole_word);
+  StatusOr<Embeddings> e =
+      load_embeddings(path_join(testing::source_dir(), "tests/data/eval/tiny.vec"));
+  EXPECT_TRUE(e.ok()) << e.status().to_string();
+  if (e.ok()) r.emb = std::move(*e);
+  return r;
+}
+
+TEST(ReportTablesTest, LemmaAndInflectionTablesRenderWithTheirHeaders) {
+  const Fixture f = tiny();
+  const EvalInputs in{f.c, f.g, f.words};
+  Report report;
+  report.tables = build_tables(in, {tiny_vectors(f.words)});
+  const std::string md = render_markdown(report);
+  EXPECT_NE(md.find("## Lemma retrieval (UD forms, cosine to every lemma)\n"), std::string::npos);
+  EXPECT_NE(md.find("| system | acc@1 | acc@10 | acc@1_seen | acc@1_unseen | acc@10_seen | "
+                    "acc@10_unseen | n_seen | n_unseen | coverage | candidates | n |"),
+            std::string::npos);
+  EXPECT_NE(md.find("## Same-inflection retrieval (NOUN forms, UD Case|Number)\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("| system | P@10 | chance_P@10 | MAP | coverage | classes | n |"),
+            std::string::npos);
+  // The nine UD forms of ev, kitap, göz other than the lemmas find their lemma first; no training
+  // text: the seen/unseen columns are n/a.
+  const ReportTable* lemmas = find_table(report.tables, "lemma_retrieval");
+  ASSERT_NE(lemmas, nullptr);
+  EXPECT_EQ(lemmas->rows[0].n, 9u);
+  EXPECT_EQ(lemmas->rows[0].values[0], 1.0);
+  EXPECT_EQ(lemmas->rows[0].values[8], 1.0);  // coverage
+  EXPECT_EQ(lemmas->rows[0].values[9], 3.0);  // candidates
+  EXPECT_FALSE(lemmas->rows[0].values[2].has_value());
+  EXPECT_FALSE(lemmas->rows[0].values[6].has_value());
+  // Twelve nouns in four Case|Number classes of three: chance P@10 = 4 · (1/4)².
+  const ReportTable* inflection = find_table(report.tables, "same_inflection");
+  ASSERT_NE(inflection, nullptr);
+  EXPECT_EQ(inflection->rows[0].n, 12u);
+  EXPECT_DOUBLE_EQ(*inflection->rows[0].values[1], 0.25);
+  EXPECT_EQ(inflection->rows[0].values[4], 4.0);
+}
+
+TEST(ReportTablesTest, LemmaTableSplitsSeenAndUnseenQueries) {
+  Fixture f = tiny();
+  f.g.seen.emplace();
+  f.g.seen->add_word("evler");
+  f.g.seen->add_word("gözde");
+  const EvalInputs in{f.c, f.g, f.words};
+  const std::vector<ReportTable> tables = build_tables(in, {tiny_vectors(f.words)});
+  const ReportTable* lemmas = find_table(tables, "lemma_retrieval");
+  ASSERT_NE(lemmas, nullptr);
+  EXPECT_EQ(lemmas->rows[0].values[2], 1.0);  // acc@1_seen
+  EXPECT_EQ(lemmas->rows[0].values[3], 1.0);  // acc@1_unseen
+  EXPECT_EQ(lemmas->rows[0].values[6], 2.0);  // n_seen
+  EXPECT_EQ(lemmas->rows[0].values[7], 7.0);  // n_unseen
 }
 
 TEST(ReportTablesTest, PcaFiguresAreDrawnForEmbeddingSystemsOnly) {
