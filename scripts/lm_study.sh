@@ -32,7 +32,7 @@
 # the vocabulary size or LM_SET change. Runs go seed by seed over all systems, so a stopped study
 # has paired seeds; each run's log is its train.log.
 # Environment: LM_OUT, LM_SCALES ("small medium"), LM_SEEDS ("1 2 3"), LM_SEEDS_LARGER ("1 2 3"),
-# LM_MERGE_SHARES ("10 20": the merge rows, percent of the piece budget),
+# LM_MERGE_SHARES ("0 20": the merge curve beside the shipped share, percent of the piece budget),
 # LM_LARGER (the systems of the larger scales), LM_VOCAB (8192), LM_SHARE (0.05), LM_MIN_CHARS (300000), LM_SET (extra `--set` values for lm
 # train, space-separated), LM_DEVICE (cpu), LM_JOBS (runs at a time, default 2), LM_SYSTEMS (the
 # systems, default all), LM_MORPHEUS_CONFIG (configs/tiny.json), LM_MORPHEUS_SET (extra --set for
@@ -58,7 +58,7 @@ K=$((V / 1024))k
 # The stream rows: Morpheus in the layout of format 3 (every space an id: the layout's own effect)
 # and one row per whole-morpheme merge share of LM_MERGE_SHARES (percent of the piece budget).
 MERGE_ROWS=""
-for m in ${LM_MERGE_SHARES:-10 20}; do MERGE_ROWS+=" morpheus-merge$m-$K"; done
+for m in ${LM_MERGE_SHARES:-0 20}; do MERGE_ROWS+=" morpheus-merge$m-$K"; done
 PRIMARY="morpheus-$K bpe-$K unigram-$K cbpe-$K spm-bpe-$K spm-unigram-$K"
 ALL="$PRIMARY morpheus-spaces-$K$MERGE_ROWS chars hybrid-lossless hybrid"
 LARGER=${LM_LARGER:-morpheus-$K bpe-$K spm-bpe-$K spm-unigram-$K}

@@ -68,7 +68,7 @@ for s in morpheus-1k bpe-1k unigram-1k cbpe-1k spm-bpe-1k spm-unigram-1k; do
   grep -q "| $s |" "$lm/report.md" || fail "no row for $s"
 done
 # The stream rows: the layout of format 3 (every space an id) and the merge shares.
-for s in morpheus-spaces-1k morpheus-merge10-1k morpheus-merge20-1k; do
+for s in morpheus-spaces-1k morpheus-merge0-1k morpheus-merge20-1k; do
   [ -f "$lm/systems/$s/small/seed-2/result.json" ] || fail "no result for $s"
   [ -d "$lm/systems/$s/medium" ] && fail "$s ran at the second scale"
   grep -q "| $s |" "$lm/report.md" || fail "no row for $s"
@@ -82,6 +82,8 @@ assert stream("morpheus-1k")["word_initial"] and stream("bpe-1k")["word_initial"
 assert not stream("morpheus-spaces-1k")["word_initial"]
 assert stream("morpheus-merge20-1k")["merge_share"] == 0.2
 assert stream("morpheus-merge20-1k")["merge_pieces"]
+assert stream("morpheus-merge0-1k")["merge_share"] == 0
+assert not stream("morpheus-merge0-1k")["merge_pieces"]
 PY
 for s in hybrid-lossless chars; do
   [ -f "$lm/systems/$s/small/seed-2/result.json" ] || fail "no result for $s"
