@@ -39,6 +39,9 @@ StatusOr<std::unique_ptr<EngineSegmenter>> load_directory_model(const std::strin
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<EngineSegmenter> seg,
                             EngineSegmenter::load(path_join(dir, kDirectoryWeights),
                                                   path_join(dir, kDirectoryCharVocab), options));
+  MORPHEUS_ASSIGN_OR_RETURN(const EmbeddingLayout layout,
+                            EmbeddingLayout::from_config(config, seg->model().dim));
+  MORPHEUS_RETURN_IF_ERROR(seg->set_embedding_layout(layout));
   // The directory's checksum of the weights, over the bytes the load mapped (no second read).
   MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_bytes(dir, config, kDirectoryWeights,
                                                              seg->model().file().bytes()));

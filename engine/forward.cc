@@ -198,7 +198,7 @@ void Forward::gap_logits(const std::vector<const WordIds*>& words, std::vector<f
   add_stage(trace, "logits", logits->data(), logits->size(), 1);
 }
 
-void Forward::pool_word(size_t i, const uint8_t* cuts, float* mean) {
+size_t Forward::pool_segments(size_t i, const uint8_t* cuts, float* segments) {
   const size_t d = model_.dim, segs = model_.max_segs;
   const size_t first = offsets_[i], t_len = offsets_[i + 1] - first;
   const float* rows = &encoded_[first * d];
@@ -225,29 +225,49 @@ void Forward::pool_word(size_t i, const uint8_t* cuts, float* mean) {
     denom[seg] += w;
     mass[seg] += 1.0f;
   }
-  std::fill(mean, mean + d, 0.0f);
   size_t valid = 0;
   for (size_t s = 0; s < segs; ++s) {
     if (!(static_cast<double>(mass[s]) > model_.config().min_seg_mass)) continue;
     const float inv = 1.0f / std::max(denom[s], 1e-12f);
-    for (size_t e = 0; e < d; ++e) mean[e] += acc[s * d + e] * inv;
+    float* out = segments + valid * d;
+    for (size_t e = 0; e < d; ++e) out[e] = acc[s * d + e] * inv;
     ++valid;
   }
-  const float count = static_cast<float>(std::max<size_t>(valid, 1));
-  for (size_t e = 0; e < d; ++e) mean[e] /= count;
+  return valid;
 }
 
-void Forward::pooled_embeddings(size_t n, float* means, float* out) {
+void Forward::pool_word(size_t i, const uint8_t* cuts, EmbeddingPooling pooling, float* out) {
+  const size_t d = model_.dim;
+  grow(&segments_, model_.max_segs * d);
+  const size_t valid = pool_segments(i, cuts, segments_.data());
+  const float* seg = segments_.data();
+  // mean: out[D] = the mean of every segment; root-inflection: out[3D] = [s_0 | mean of
+  // s_1 … s_K | s_K], zeros without a suffix.
+  const size_t from = pooling == EmbeddingPooling::kMean ? 0 : 1;
+  float* mean = pooling == EmbeddingPooling::kMean ? out : out + d;
+  std::fill(out, out + (pooling == EmbeddingPooling::kMean ? d : 3 * d), 0.0f);
+  for (size_t s = from; s < valid; ++s) {
+    for (size_t e = 0; e < d; ++e) mean[e] += seg[s * d + e];
+  }
+  const float count = static_cast<float>(std::max<size_t>(valid - std::min(valid, from), 1));
+  for (size_t e = 0; e < d; ++e) mean[e] /= count;
+  if (pooling == EmbeddingPooling::kMean) return;
+  if (valid > 0) std::copy_n(seg, d, out);
+  if (valid > 1) std::copy_n(seg + (valid - 1) * d, d, out + 2 * d);
+}
+
+void Forward::fuse(size_t n, float* x, float* out) {
   const size_t d = model_.dim, f = model_.ffn_dim;
   const PoolingWeights& p = model_.pooling;
-  gemm(n, f, d, means, d, p.w0, d, wide_.data(), f);
+  grow(&wide_, n * f);
+  gemm(n, f, d, x, d, p.w0, d, wide_.data(), f);
   bias_gelu(wide_.data(), n, f, p.b0);
   gemm(n, d, f, wide_.data(), f, p.w3, f, out, d);
-  residual_layer_norm(out, means, n, d, p.b3, p.norm.gamma, p.norm.beta, model_.eps);
+  residual_layer_norm(out, x, n, d, p.b3, p.norm.gamma, p.norm.beta, model_.eps);
 }
 
 size_t Forward::embeddings(const std::vector<const WordIds*>& words, double logit_threshold,
-                           float* out, Trace* trace) {
+                           EmbeddingPooling pooling, float* out, Trace* trace) {
   if (words.empty()) return 0;
   const kernels::SingleThreadedBlas one_thread;
   row_stable_ = true;  // a word's embedding does not depend on the words beside it
@@ -257,7 +277,8 @@ size_t Forward::embeddings(const std::vector<const WordIds*>& words, double logi
   std::vector<float> logits;
   score_gaps(&logits);
   add_stage(trace, "logits", logits.data(), logits.size(), 1);
-  std::vector<float> means(words.size() * model_.dim);
+  const size_t width = (pooling == EmbeddingPooling::kMean ? 1 : 3) * model_.dim;
+  std::vector<float> pooled(words.size() * width);
   std::vector<uint8_t> cuts(model_.max_positions);
   size_t rechecked = 0, gap = 0;
   for (size_t i = 0; i < words.size(); ++i) {
@@ -265,12 +286,13 @@ size_t Forward::embeddings(const std::vector<const WordIds*>& words, double logi
     if (decide_gaps(model_, *words[i], &logits[gap], 0, gaps, logit_threshold, cuts.data())) {
       ++rechecked;
     }
-    pool_word(i, cuts.data(), &means[i * model_.dim]);
+    pool_word(i, cuts.data(), pooling, &pooled[i * width]);
     gap += gaps;
   }
-  pooled_embeddings(words.size(), means.data(), out);
+  // Every D-block of every row through the same fusion: [N·width/D, D].
+  fuse(pooled.size() / model_.dim, pooled.data(), out);
   row_stable_ = false;
-  add_stage(trace, "embeddings", out, words.size(), model_.dim);
+  add_stage(trace, "embeddings", out, words.size(), width);
   return rechecked;
 }
 

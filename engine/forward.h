@@ -13,8 +13,9 @@
 //   → final LayerNorm  = the encoder output                                        [R,D]
 //   → detector_layers × (the same two sublayers)                                   [R,D]
 //   → the last layer's gap scorer: Linear(2D,D), GELU, Linear(D,1) on (h_g, h_g+1) [G] = Σ (T_i−1)
-//   embeddings: hard boundaries, membership-weighted attention pooling of the encoder output,
-//   mean of the segments, LayerNorm(m + FFN(m))                                    [N,D]
+//   embeddings: hard boundaries, membership-weighted attention pooling of the encoder output
+//   into segments, then LayerNorm(x + FFN(x)) of their mean [N,D], or of the root segment, the
+//   suffixes' mean and the last suffix [N,3D] (engine/embedding_layout.h)
 //
 // The decision rule (engine/README.md): a gap is cut when its logit exceeds the threshold's
 // logit. When the float logit lies within kCloseCallMargin of it, the word is computed again in
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/embedding_layout.h"
 #include "engine/model.h"
 
 namespace morpheus::engine {
@@ -43,7 +45,7 @@ double logit_of(double probability);
 
 // The outputs of every stage of one block, for tests: name and [rows, cols] row-major values.
 // Stage names: "embed_proj", "cnn", "encoder.<l>", "final_norm", "detector.<l>" ([R,D]),
-// "logits" ([G,1]), "embeddings" ([N,D]).
+// "logits" ([G,1]), "embeddings" (the raw vectors: [N,D] or [N,3D]).
 struct Trace {
   struct Stage {
     std::string name;
@@ -68,12 +70,13 @@ class Forward {
   // Final-layer gap logits of every word: word i's T_i − 1 logits at logits[Σ_{j<i} (T_j − 1)].
   void gap_logits(const std::vector<const WordIds*>& words, std::vector<float>* logits,
                   Trace* trace = nullptr);
-  // Word embeddings [N,D] into out (row i for word i): boundaries at every gap (BOS and EOS gaps
-  // included) where the logit exceeds logit_threshold, by decide_gaps. A word's row is the same
-  // whatever words share the call (gemm_nt_row_stable). Returns how many words were recomputed in
-  // double precision.
-  size_t embeddings(const std::vector<const WordIds*>& words, double logit_threshold, float* out,
-                    Trace* trace = nullptr);
+  // Raw word vectors into out (row i for word i; engine/embedding_layout.h): [N,D] for mean,
+  // [N,3D] = [fuse(s_0) | fuse(mean of s_1 … s_K) | fuse(s_K)] for root-inflection, unnormalised.
+  // Boundaries at every gap (BOS and EOS gaps included) where the logit exceeds logit_threshold,
+  // by decide_gaps. A word's row is the same whatever words share the call (gemm_nt_row_stable).
+  // Returns how many words were recomputed in double precision.
+  size_t embeddings(const std::vector<const WordIds*>& words, double logit_threshold,
+                    EmbeddingPooling pooling, float* out, Trace* trace = nullptr);
 
  private:
   // gemm_nt, or gemm_nt_row_stable while row_stable_ (embeddings: a word's row then does not
@@ -87,15 +90,19 @@ class Forward {
   void ffn_layer(const FfnWeights& w);
   void detect(Trace* trace);
   void score_gaps(std::vector<float>* logits);
-  // Membership-weighted pooling of word i's encoder rows under `cuts` [T_i − 1] into mean [D].
-  void pool_word(size_t i, const uint8_t* cuts, float* mean);
-  void pooled_embeddings(size_t n, float* means, float* out);
+  // Membership-weighted pooling of word i's encoder rows under `cuts` [T_i − 1]: the segments
+  // with mass, in order, into segments [K+1, D]; returns K+1.
+  size_t pool_segments(size_t i, const uint8_t* cuts, float* segments);
+  // Word i's pooled vector before the fusion: [D] (mean) or [3D] (root-inflection).
+  void pool_word(size_t i, const uint8_t* cuts, EmbeddingPooling pooling, float* out);
+  // out[n,D] = LayerNorm(x + FFN(x)) with the pooling's weights, x [n,D].
+  void fuse(size_t n, float* x, float* out);
 
   const Model& model_;
   std::vector<size_t> offsets_;  // [N+1] row offsets
   size_t rows_ = 0, gaps_ = 0;
   bool row_stable_ = false;
-  std::vector<float> h_, encoded_, qkv_, heads_, tmp_, wide_, col_, scratch_;
+  std::vector<float> h_, encoded_, qkv_, heads_, tmp_, wide_, col_, scratch_, segments_;
 };
 
 }  // namespace morpheus::engine

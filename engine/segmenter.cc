@@ -52,6 +52,7 @@ std::vector<size_t> sorted_order(const std::vector<std::u32string>& items) {
 EngineSegmenter::EngineSegmenter(std::shared_ptr<const Model> model, model::CharVocab chars,
                                  EngineSegmenterOptions options)
     : model_(std::move(model)),
+      layout_(EmbeddingPooling::kMean, model_->dim),
       chars_(std::move(chars)),
       options_(options),
       threshold_(options.threshold > 0 ? options.threshold : model_->config().threshold),
@@ -199,6 +200,16 @@ StatusOr<tokenizer::Segmentation> EngineSegmenter::segment(
   return out;
 }
 
+Status EngineSegmenter::set_embedding_layout(const EmbeddingLayout& layout) {
+  if (layout.parts().front().dim != model_->dim) {
+    return invalid_argument("an embedding layout of width " +
+                            std::to_string(layout.parts().front().dim) + " for a model of width " +
+                            std::to_string(model_->dim));
+  }
+  layout_ = layout;
+  return ok_status();
+}
+
 std::vector<float> EngineSegmenter::embed(const std::vector<std::string>& words) const {
   const size_t d = embedding_dim();
   std::vector<float> out(words.size() * d, 0.0f);
@@ -231,7 +242,7 @@ std::vector<float> EngineSegmenter::embed(const std::vector<std::string>& words)
     std::vector<const WordIds*> block;
     for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) block.push_back(&items[order[k]]);
     std::vector<float> emb(block.size() * d);
-    rechecked += forward.embeddings(block, model_logit_threshold_, emb.data());
+    rechecked += forward.embeddings(block, model_logit_threshold_, layout_.pooling(), emb.data());
     for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) {
       std::copy_n(&emb[(k - bounds[b]) * d], d, &rows[order[k] * d]);
     }
@@ -240,6 +251,7 @@ std::vector<float> EngineSegmenter::embed(const std::vector<std::string>& words)
     const float scale = 1.0f / static_cast<float>(chunk_count[owner[i]]);
     for (size_t e = 0; e < d; ++e) out[owner[i] * d + e] += scale * rows[i * d + e];
   }
+  layout_.finish(out.data(), words.size());
   words_ += words.size();
   chunks_ += items.size();
   rechecked_ += rechecked.load();

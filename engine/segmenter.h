@@ -10,7 +10,7 @@
 // de-duplicated, sorted by (length, text) and cut into blocks that do not depend on the thread
 // count, so any thread count gives the same bits.
 //   segment({"evlerde", "kitap"}) -> {{"ev", "ler", "de"}, {"kitap"}}
-//   embed(words) -> [N·D] row-major float32
+//   embed(words) -> [N·embedding_dim()] row-major float32 (engine/embedding_layout.h)
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/embedding_layout.h"
 #include "engine/forward.h"
 #include "engine/model.h"
 #include "model/char_vocab.h"
@@ -71,12 +72,18 @@ class EngineSegmenter : public tokenizer::Segmenter {
   StatusOr<tokenizer::Segmentation> segment(const std::vector<std::string>& words) const override;
   std::string name() const override { return "morpheus-engine"; }
 
-  // Word embeddings [N, D] row-major: the full model with hard boundaries (the model's threshold)
-  // on each word in its original case; a word longer than the model's length is the mean of its
-  // chunks' embeddings; an empty or invalid word gets a zero row. Thread-safe.
+  // Word vectors [N, embedding_dim()] row-major in the layout of embedding_layout(): the full
+  // model with hard boundaries (the model's threshold) on each word in its original case; a word
+  // longer than the model's length is the mean of its chunks' raw vectors; an empty or invalid
+  // word gets a zero row. Thread-safe.
   std::vector<float> embed(const std::vector<std::string>& words) const;
 
-  size_t embedding_dim() const { return model_->dim; }
+  // The layout of embed's rows: "mean" (one part) unless set. Set it once, before the segmenter
+  // is shared (load_directory_model sets the directory's); INVALID_ARGUMENT when its width is not
+  // the model's.
+  Status set_embedding_layout(const EmbeddingLayout& layout);
+  const EmbeddingLayout& embedding_layout() const { return layout_; }
+  size_t embedding_dim() const { return layout_.dim(); }
   size_t max_chunk_chars() const { return model_->max_positions - 2; }
   double threshold() const { return threshold_; }
   const Model& model() const { return *model_; }
@@ -93,6 +100,7 @@ class EngineSegmenter : public tokenizer::Segmenter {
   WordIds word_ids(const std::u32string& lower, const std::vector<uint8_t>& upper) const;
 
   std::shared_ptr<const Model> model_;
+  EmbeddingLayout layout_;
   model::CharVocab chars_;
   EngineSegmenterOptions options_;
   double threshold_;

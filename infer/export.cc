@@ -98,7 +98,11 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
         {"segmenter", {{"name", tokenizer::kModelSegmenter}}},
         {"source_checkpoint_model_pt_fnv1a64", source_sum},
         {"threshold", options_.threshold > 0 ? options_.threshold : model_->config.threshold},
-        {"max_word_len", model_->config.max_word_len}};
+        {"max_word_len", model_->config.max_word_len},
+        {"embedding",
+         engine::EmbeddingLayout(options_.embedding, static_cast<size_t>(model_->config.char_dim),
+                                 options_.inflection_weight)
+             .to_json()}};
   }
 
  private:
@@ -120,6 +124,10 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
 
 Status check_export_options(const ExportOptions& options) {
   MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(writer_options(options)));
+  if (!(options.inflection_weight > 0 && options.inflection_weight <= 1)) {
+    return invalid_argument("--inflection-weight must be in (0, 1], got " +
+                            std::to_string(options.inflection_weight));
+  }
   if (options.threshold != 0 && !(options.threshold > 0 && options.threshold < 1)) {
     return invalid_argument("--threshold must be in (0, 1), got " +
                             std::to_string(options.threshold));
@@ -144,6 +152,8 @@ StatusOr<json> provenance(const ExportOptions& options) {
                                {"threshold", options.threshold},
                                {"root_snap", options.root_snap},
                                {"stream", exporter::stream_config(options.stream)},
+                               {"embedding", engine::embedding_pooling_name(options.embedding)},
+                               {"inflection_weight", options.inflection_weight},
                                {"device", options.device.str()}};
   if (options.root_snap) {
     inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.root_lexicon},

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/embedding_layout.h"
 #include "exporter/tokenizer_writer.h"
 #include "tokenizer/tokenizer.h"
 
@@ -63,6 +64,9 @@ struct ExportOptions {
   c10::Device device = c10::Device(c10::kCPU);
   // An evaluation report (Markdown, e.g. the REPORT.md of `morpheus eval`) for the model card.
   std::string card_eval;
+  // The word vectors' layout (engine/embedding_layout.h), morpheus.json "embedding".
+  engine::EmbeddingPooling embedding = engine::EmbeddingPooling::kRootInflection;
+  double inflection_weight = engine::EmbeddingLayout::kDefaultInflectionWeight;
 };
 
 using ExportSummary = exporter::WriterSummary;

@@ -119,6 +119,24 @@ std::string stream_line(const json& stream) {
   return line + "\n";
 }
 
+// The word vectors' parts (morpheus.json "embedding"; older directories: one mean vector).
+std::string embedding_line(const json& config) {
+  const json embedding = object_at(config, "embedding");
+  if (embedding.value("pooling", "") != "root-inflection") {
+    return "- word vectors (`morpheus embed`): one part, full = the mean of the word's segments "
+           "through the pooling's fusion\n";
+  }
+  std::string parts;
+  for (const json& p : embedding.value("parts", json::array())) {
+    parts += (parts.empty() ? "" : ", ") + field(p, "name") + " [" + field(p, "dim") + "]";
+  }
+  return "- word vectors (`morpheus embed --part full|root|inflection`): full [" +
+         field(embedding, "dim") + "] = " + parts +
+         " in this order; root = the root segment, inflection = the suffix segments' mean and "
+         "last, each block of length " +
+         field(embedding, "inflection_weight") + " against the unit root block\n";
+}
+
 }  // namespace
 
 std::string model_card(const json& config, const std::string& eval_report) {
@@ -149,7 +167,9 @@ std::string model_card(const json& config, const std::string& eval_report) {
          (neural ? "model" : segmenter) + "\n";
   out += "- boundary threshold " + field(config, "threshold") + ", root snap " +
          field(config, "root_snap") + "\n";
-  out += stream_line(config.value("stream", json::object())) + "\n";
+  out += stream_line(config.value("stream", json::object()));
+  if (neural) out += embedding_line(config);
+  out += "\n";
   card_training(provenance, &out);
   out += "## Evaluation\n\n";
   out += eval_report.empty()

@@ -90,6 +90,8 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
     : model_(std::move(model)),
       chars_(std::move(chars)),
       options_(options),
+      layout_(options.embedding, static_cast<size_t>(model_->config.char_dim),
+              options.inflection_weight),
       max_chunk_(model_->config.max_word_len - 2),
       batch_chars_(options.max_batch_chars > 0
                        ? options.max_batch_chars
@@ -114,7 +116,7 @@ NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
 
 NeuralSegmenter::~NeuralSegmenter() = default;
 
-int64_t NeuralSegmenter::embedding_dim() const { return model_->config.char_dim; }
+int64_t NeuralSegmenter::embedding_dim() const { return static_cast<int64_t>(layout_.dim()); }
 uint64_t NeuralSegmenter::model_chunks() const { return cache_->model_chunks.load(); }
 uint64_t NeuralSegmenter::cache_hits() const { return cache_->hits.load(); }
 uint64_t NeuralSegmenter::int8_rechecks() const { return cache_->int8_rechecks.load(); }
@@ -402,10 +404,9 @@ torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) cons
       }
       iacc[k][static_cast<int64_t>(item.lower.size()) + 1] = model::kEosId;
     }
-    const torch::Tensor emb =
-        model_->forward(ids.to(options_.device), cases.to(options_.device), true)
-            .word_embeddings.to(torch::kCPU, torch::kFloat)
-            .contiguous();
+    const torch::Tensor emb = raw_vectors(ids.to(options_.device), cases.to(options_.device))
+                                  .to(torch::kCPU, torch::kFloat)
+                                  .contiguous();
     auto eacc = emb.accessor<float, 2>();
     for (int64_t k = 0; k < n; ++k) {
       const size_t w = items[order[pos + static_cast<size_t>(k)]].word;
@@ -414,7 +415,18 @@ torch::Tensor NeuralSegmenter::embed(const std::vector<std::string>& words) cons
     }
     pos = end;
   }
+  layout_.finish(out.data_ptr<float>(), words.size());
   return out;
+}
+
+torch::Tensor NeuralSegmenter::raw_vectors(const torch::Tensor& ids,
+                                           const torch::Tensor& cases) const {
+  const model::MorpheusOutput out = model_->forward(ids, cases, true);
+  if (layout_.pooling() == engine::EmbeddingPooling::kMean) return out.word_embeddings;
+  const torch::Tensor inputs =
+      model::root_inflection_inputs(out.segment_embeddings, out.segment_mask);  // [n,3,D]
+  return model_->segment_encoder->fuse(inputs.reshape({-1, inputs.size(2)}))
+      .reshape({inputs.size(0), -1});
 }
 
 }  // namespace morpheus::infer

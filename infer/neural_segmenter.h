@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/embedding_layout.h"
 #include "model/char_vocab.h"
 #include "model/morpheus.h"
 #include "tokenizer/segmenter.h"
@@ -49,6 +50,9 @@ struct NeuralSegmenterOptions {
   // segmentation: so a GPU gives the engine's pieces; engine/segmenter.h).
   std::shared_ptr<const tokenizer::Segmenter> close_calls;
   double close_call_margin = 0.01;
+  // The layout of embed's rows (engine/embedding_layout.h; a directory's "embedding" entry).
+  engine::EmbeddingPooling embedding = engine::EmbeddingPooling::kMean;
+  double inflection_weight = engine::EmbeddingLayout::kDefaultInflectionWeight;
 };
 
 // Registry name "morpheus-model" (tokenizer/segmenter.h; registered by infer/tokenizer_model.h).
@@ -83,10 +87,12 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   // how far the segmentation is from flipping. +inf for words of one character.
   float decision_margin(std::string_view word) const;
 
-  // Word embeddings [N,D] float32 on the CPU (whatever options.device is): the full model with
-  // hard boundaries on each word in its original case (case flags); a word longer than the
-  // model's length is the mean of its chunks' embeddings. Empty words get a zero row.
+  // Word vectors [N, embedding_dim()] float32 on the CPU (whatever options.device is) in the
+  // layout of embedding_layout(), as the engine computes them: the full model with hard
+  // boundaries on each word in its original case (case flags); a word longer than the model's
+  // length is the mean of its chunks' raw vectors. Empty words get a zero row.
   torch::Tensor embed(const std::vector<std::string>& words) const;
+  const engine::EmbeddingLayout& embedding_layout() const { return layout_; }
 
   int64_t max_chunk_chars() const { return max_chunk_; }
   const torch::Device& device() const { return options_.device; }
@@ -135,9 +141,14 @@ class NeuralSegmenter : public tokenizer::Segmenter {
                           const std::vector<size_t>& close,
                           std::vector<std::vector<uint8_t>>* cuts) const;
 
+  // The raw word vectors (before EmbeddingLayout::finish) of a batch: ids, cases [n,T] on the
+  // device -> [n, embedding_dim()] there.
+  torch::Tensor raw_vectors(const torch::Tensor& ids, const torch::Tensor& cases) const;
+
   mutable model::Morpheus model_;
   model::CharVocab chars_;
   NeuralSegmenterOptions options_;
+  engine::EmbeddingLayout layout_;
   int64_t max_chunk_;
   int64_t batch_chars_;
   double threshold_;

@@ -9,6 +9,7 @@
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "engine/directory.h"
+#include "engine/embedding_layout.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/runtime.h"
@@ -55,6 +56,11 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
                      "the character vocabulary does not belong to these weights");
   }
   options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
+  MORPHEUS_ASSIGN_OR_RETURN(
+      const engine::EmbeddingLayout layout,
+      engine::EmbeddingLayout::from_config(config, static_cast<size_t>(model->config.char_dim)));
+  options.embedding = layout.pooling();
+  options.inflection_weight = layout.inflection_weight();
   auto seg = std::make_unique<NeuralSegmenter>(std::move(model), std::move(chars), options);
   MORPHEUS_RETURN_IF_ERROR(seg->int8_status());
   return seg;

@@ -59,10 +59,32 @@ PoolingOutput SegmentPoolingImpl::forward(const torch::Tensor& hidden,
   seg = seg * seg_maskf.unsqueeze(-1);
   torch::Tensor mean = seg.sum(1) / seg_maskf.sum(1, true).clamp_min(1.0);  // [N,D]
   PoolingOutput out;
-  out.word_embeddings = norm(mean + fusion_ffn->forward(mean));
+  out.word_embeddings = fuse(mean);
   out.segment_embeddings = seg;
   out.segment_mask = seg_mask;
   return out;
+}
+
+torch::Tensor SegmentPoolingImpl::fuse(const torch::Tensor& x) {
+  return norm(x + fusion_ffn->forward(x));
+}
+
+torch::Tensor root_inflection_inputs(const torch::Tensor& segments,
+                                     const torch::Tensor& segment_mask) {
+  TORCH_CHECK(segments.dim() == 3 && segment_mask.sizes() == segments.sizes().slice(0, 2),
+              "segments must be [N,S,D] with a [N,S] mask, got ", segments.sizes(), " and ",
+              segment_mask.sizes());
+  const auto dtype = segments.dtype();
+  torch::Tensor valid = segment_mask.to(torch::kLong).sum(1);  // [N] = K+1
+  torch::Tensor suffix = segment_mask.clone();
+  suffix.select(1, 0).fill_(false);                         // s_1 … s_K
+  torch::Tensor suffix_f = suffix.to(dtype).unsqueeze(-1);  // [N,S,1]
+  torch::Tensor rest = (segments * suffix_f).sum(1) / suffix_f.sum(1).clamp_min(1.0);  // [N,D]
+  torch::Tensor last_index = (valid - 1).clamp_min(0);                                 // [N]
+  torch::Tensor last =
+      segments.gather(1, last_index.view({-1, 1, 1}).expand({-1, 1, segments.size(2)})).squeeze(1);
+  last = last * valid.gt(1).to(dtype).unsqueeze(-1);            // [N,D]
+  return torch::stack({segments.select(1, 0), rest, last}, 1);  // [N,3,D]
 }
 
 }  // namespace morpheus::model

@@ -37,6 +37,8 @@ class SegmentPoolingImpl : public torch::nn::Cloneable<SegmentPoolingImpl> {
   void reset() override;
   PoolingOutput forward(const torch::Tensor& hidden, const torch::Tensor& membership,
                         const torch::Tensor& mask);
+  // x [N,D] -> LayerNorm(x + FFN(x)) [N,D], the fusion that makes a word embedding of a mean.
+  torch::Tensor fuse(const torch::Tensor& x);
 
   SegmentPoolingOptions options;
   Linear char_scorer{nullptr};                // a(h): Linear(D,1), no bias
@@ -44,5 +46,11 @@ class SegmentPoolingImpl : public torch::nn::Cloneable<SegmentPoolingImpl> {
   torch::nn::LayerNorm norm{nullptr};
 };
 TORCH_MODULE(SegmentPooling);
+
+// The inputs of the root-inflection vector (engine/embedding_layout.h) before the fusion:
+// segments [N,S,D], segment_mask [N,S] (hard membership: the segments with mass come first) ->
+// [N,3,D] = s_0, the mean of s_1 … s_K, s_K; the last two are 0 for a word without a suffix.
+torch::Tensor root_inflection_inputs(const torch::Tensor& segments,
+                                     const torch::Tensor& segment_mask);
 
 }  // namespace morpheus::model

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/directory.h"
+#include "engine/embedding_layout.h"
 #include "python/status_error.h"
 #include "tokenizer/tokenizer.h"
 
@@ -36,9 +37,10 @@ class Embedder {
     model_ = value_or_raise(engine::engine_model(*tok_));
   }
 
-  py::array_t<float> embed(const std::vector<std::string>& words) const {
-    const size_t dim = model_->embedding_dim();
-    py::array_t<float> out({words.size(), dim});
+  py::array_t<float> embed(const std::vector<std::string>& words, const std::string& part) const {
+    const engine::EmbeddingLayout& layout = model_->embedding_layout();
+    const engine::EmbeddingPart columns = value_or_raise(layout.part(part));
+    py::array_t<float> out({words.size(), columns.dim});
     float* data = out.mutable_data();
     {
       py::gil_scoped_release release;
@@ -46,9 +48,22 @@ class Embedder {
         const size_t end = std::min(words.size(), begin + batch_size_);
         const std::vector<std::string> block(words.begin() + static_cast<ptrdiff_t>(begin),
                                              words.begin() + static_cast<ptrdiff_t>(end));
-        const std::vector<float> rows = model_->embed(block);
-        std::memcpy(data + begin * dim, rows.data(), rows.size() * sizeof(float));
+        const std::vector<float> rows =
+            engine::take_part(model_->embed(block), block.size(), layout.dim(), columns);
+        std::memcpy(data + begin * columns.dim, rows.data(), rows.size() * sizeof(float));
       }
+    }
+    return out;
+  }
+
+  std::vector<py::dict> parts() const {
+    std::vector<py::dict> out;
+    for (const engine::EmbeddingPart& p : model_->embedding_layout().parts()) {
+      py::dict d;
+      d["name"] = p.name;
+      d["offset"] = p.offset;
+      d["dim"] = p.dim;
+      out.push_back(d);
     }
     return out;
   }
@@ -75,10 +90,13 @@ its model on the torch-free engine (model.weights), `threads` threads per batch 
 words. `device` must be "cpu" (a GPU is `morpheus-torch embed --device cuda`).)")
       .def(py::init<const std::string&, const std::string&, size_t, size_t>(), py::arg("path"),
            py::arg("device") = "cpu", py::arg("batch_size") = 16384, py::arg("threads") = 1)
-      .def("embed", &Embedder::embed, py::arg("words"),
-           "float32 array (len(words), dim): one row per word, the rows `morpheus embed` writes "
-           "(the GIL is released).")
-      .def_property_readonly("dim", &Embedder::dim, "Embedding dimension.")
+      .def("embed", &Embedder::embed, py::arg("words"), py::arg("part") = "full",
+           "float32 array (len(words), dim of the part): one row per word, the rows `morpheus "
+           "embed --part` writes (the GIL is released). part: \"full\" or a name of `parts`.")
+      .def_property_readonly("parts", &Embedder::parts,
+                             "The parts of a full row in order: [{name, offset, dim}] (one part "
+                             "\"full\" for a directory exported before the parts).")
+      .def_property_readonly("dim", &Embedder::dim, "Dimension of a full row.")
       .def_property_readonly(
           "device", [](const Embedder&) { return std::string("cpu"); },
           "The device the model runs on (\"cpu\").")

@@ -181,6 +181,9 @@ if(MORPHEUS_WITH_TORCH)
   add_test(NAME cli.export_card COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/export_card.sh ${MF}
     ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.export_card PROPERTIES LABELS e2e)
+  add_test(NAME cli.embedding_parts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/embedding_parts.sh
+    ${MF} ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
+  set_tests_properties(cli.embedding_parts PROPERTIES LABELS e2e)
   add_test(NAME cli.segment_cache COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt --
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/segment_cache.sh ${MF} ${TDATA}/prepare
     ${PROJECT_SOURCE_DIR}/configs/tiny.json ${DEV_SENTENCES})

@@ -102,8 +102,15 @@ Status run_engine_embed(const EmbedArgs& args) {
       std::unique_ptr<tokenizer::Tokenizer> tok,
       tokenizer::Tokenizer::load(args.model, true, engine::engine_model_spec(args.threads)));
   MORPHEUS_ASSIGN_OR_RETURN(const engine::EngineSegmenter* model, engine::engine_model(*tok));
-  const std::vector<float> rows = model->embed(words);
-  return write_word_vectors(args.out, words, rows.data(), model->embedding_dim());
+  MORPHEUS_RETURN_IF_ERROR(model->embedding_layout().part(args.part).status());  // before work
+  return write_embed_part(args, words, model->embed(words), model->embedding_layout());
+}
+
+Status write_embed_part(const EmbedArgs& args, const std::vector<std::string>& words,
+                        const std::vector<float>& rows, const engine::EmbeddingLayout& layout) {
+  MORPHEUS_ASSIGN_OR_RETURN(const engine::EmbeddingPart part, layout.part(args.part));
+  const std::vector<float> columns = engine::take_part(rows, words.size(), layout.dim(), part);
+  return write_word_vectors(args.out, words, columns.data(), part.dim);
 }
 
 void add_embed_options(CLI::App* cmd, EmbedArgs* args) {
@@ -114,6 +121,11 @@ void add_embed_options(CLI::App* cmd, EmbedArgs* args) {
   cmd->add_option("--device", args->device,
                   "cpu (the torch-free engine), or auto, cuda[:N] (LibTorch; the rows come back "
                   "as float32 either way)")
+      ->capture_default_str();
+  cmd->add_option("--part", args->part,
+                  "The columns to write: full, or a part of the directory's layout (root, "
+                  "inflection; `morpheus tokenizer-info` lists them; a directory exported before "
+                  "the parts has only full)")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Engine threads (cpu)")
       ->check(CLI::Range(1, 256))

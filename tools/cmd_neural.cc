@@ -20,6 +20,7 @@
 #include "embed/ann_index.h"
 #include "embed/word_vectors.h"
 #include "engine/directory.h"
+#include "engine/embedding_layout.h"
 #include "eval/embedding_metrics.h"
 #include "eval/gold_data.h"
 #include "infer/export.h"
@@ -42,6 +43,7 @@ struct ExportArgs {
   std::string special_tokens;
   std::string user_symbols;
   std::string device = "cpu";
+  std::string embedding = "root-inflection";
 };
 
 struct BoundaryArgs {
@@ -59,9 +61,12 @@ struct NeighborArgs {
   std::string index;  // embeddings of the candidates (`morpheus embed` output)
   std::string faiss;  // a `morpheus index build` index of the candidates
   embed::AnnSearchOptions search;
+  std::string part = "full";  // the columns of the model's vectors (engine/embedding_layout.h)
 };
 
 Status run_export(ExportArgs args) {
+  MORPHEUS_ASSIGN_OR_RETURN(args.options.embedding,
+                            engine::parse_embedding_pooling(args.embedding));
   args.options.special_tokens.clear();
   if (!args.special_tokens.empty()) {
     args.options.special_tokens = eval::split_fields(args.special_tokens, ',');
@@ -111,9 +116,11 @@ Status run_embed(const EmbedArgs& args) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
                             load_tokenizer(args.model, 0, args.device));
   MORPHEUS_ASSIGN_OR_RETURN(const infer::NeuralSegmenter* seg, infer::neural_model(*tok));
+  MORPHEUS_RETURN_IF_ERROR(seg->embedding_layout().part(args.part).status());  // before work
   const torch::Tensor emb = embed::embed_words(*seg, words);
-  return write_word_vectors(args.out, words, emb.data_ptr<float>(),
-                            static_cast<size_t>(emb.size(1)));
+  return write_embed_part(
+      args, words, std::vector<float>(emb.data_ptr<float>(), emb.data_ptr<float>() + emb.numel()),
+      seg->embedding_layout());
 }
 
 // The model of --model, loaded on first need.
@@ -175,6 +182,16 @@ Status load_neighbor_model(const NeighborArgs& args, const std::string& why, Nei
   return ok_status();
 }
 
+// The columns of args.part of the model's vectors of `words` [N, part dim].
+StatusOr<torch::Tensor> embed_part(const NeighborArgs& args, const NeighborModel& model,
+                                   const std::vector<std::string>& words) {
+  MORPHEUS_ASSIGN_OR_RETURN(const engine::EmbeddingPart part,
+                            model.seg->embedding_layout().part(args.part));
+  return embed::embed_words(*model.seg, words)
+      .narrow(1, static_cast<int64_t>(part.offset), static_cast<int64_t>(part.dim))
+      .contiguous();
+}
+
 Status load_candidates(const NeighborArgs& args, NeighborModel* model, NeighborSpace* space) {
   if (!args.faiss.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(space->ann, embed::AnnIndex::load(args.faiss));
@@ -194,7 +211,7 @@ Status load_candidates(const NeighborArgs& args, NeighborModel* model, NeighborS
   const std::string vocab_path =
       args.vocab.empty() ? path_join(args.model, "words.tsv") : args.vocab;
   MORPHEUS_ASSIGN_OR_RETURN(space->words, read_word_list(vocab_path));
-  space->candidates = embed::embed_words(*model->seg, space->words);
+  MORPHEUS_ASSIGN_OR_RETURN(space->candidates, embed_part(args, *model, space->words));
   return ok_status();
 }
 
@@ -227,12 +244,13 @@ Status load_queries(const NeighborArgs& args, const std::vector<std::string>& qu
   const std::string source = !args.faiss.empty() ? args.faiss : args.index;
   MORPHEUS_RETURN_IF_ERROR(
       load_neighbor_model(args, "\"" + missing[0] + "\" is not in " + source, model));
-  const torch::Tensor v = embed::embed_words(*model->seg, missing);
+  MORPHEUS_ASSIGN_OR_RETURN(const torch::Tensor v, embed_part(args, *model, missing));
   if (v.size(1) != dim) {
     return invalid_argument(source + ": " + std::to_string(dim) +
-                                "-dimensional vectors, the model's are " +
+                                "-dimensional vectors, the model's --part " + args.part + " has " +
                                 std::to_string(v.size(1)),
-                            "build the index with `morpheus embed --model` of this model");
+                            "build the index with `morpheus embed --model` of this model and "
+                            "the same --part");
   }
   space->queries.index_copy_(0, torch::tensor(missing_at), v);
   return ok_status();
@@ -332,6 +350,17 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
                   "Suffix chains for --root-snap")
       ->capture_default_str();
+  exp->add_option("--embedding", eargs->embedding,
+                  "Word vectors: root-inflection = [root | inflection] parts (the root segment; "
+                  "the suffix segments' mean and last, scaled by --inflection-weight), mean = one "
+                  "vector of all segments (engine/embedding_layout.h)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"root-inflection", "mean"}));
+  exp->add_option("--inflection-weight", eargs->options.inflection_weight,
+                  "Length of each inflection block against the unit root block in the full "
+                  "vector (its share of the full vector's cosine)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   exp->add_option("--card-eval", eargs->options.card_eval,
                   "Evaluation report (Markdown, e.g. morpheus eval's REPORT.md) for the model "
                   "card README.md of the directory");
@@ -397,6 +426,11 @@ void register_neighbors(CLI::App& app, CommandRegistry& registry) {
   nb->add_option("--faiss", nargs->faiss,
                  "Candidates in a FAISS index FILE.faiss (+ FILE.vocab) of `morpheus index "
                  "build` (approximate for hnsw/ivf)");
+  nb->add_option("--part", nargs->part,
+                 "Which columns of the model's vectors rank the candidates: full, root or "
+                 "inflection (a directory's parts; --index/--faiss files must hold the same "
+                 "part, as `morpheus embed --part` writes it)")
+      ->capture_default_str();
   nb->add_option("--ef-search", nargs->search.ef_search, "--faiss hnsw: search candidate list")
       ->capture_default_str();
   nb->add_option("--nprobe", nargs->search.nprobe, "--faiss ivf: lists visited per query")

@@ -137,21 +137,27 @@ Status format_encoded_line(const tokenizer::Tokenizer& tok, std::string_view lin
 Status run_tokenizer_info(const std::string& dir) {
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<tokenizer::Tokenizer> tok,
                             tokenizer::Tokenizer::load(dir, true, {}));
-  const nlohmann::json info = {{"format_version", tok->config().value("format_version", 0)},
-                               {"vocab_size", tok->vocab_size()},
-                               {"pieces", tok->vocab_size() - tokenizer::PieceCodec::kFirstPieceId -
-                                              static_cast<int32_t>(tok->special_tokens().size() +
-                                                                   tok->user_symbols().size())},
-                               {"special_tokens", tok->special_tokens()},
-                               {"user_symbols", tok->user_symbols()},
-                               {"pad_id", tok->pad_id()},
-                               {"bos_id", tok->bos_id()},
-                               {"eos_id", tok->eos_id()},
-                               {"mask_id", tok->mask_id()},
-                               {"stream",
-                                {{"word_initial", tok->codec_options().word_initial},
-                                 {"line_start_prefix", tok->codec_options().line_start_prefix},
-                                 {"merge_pieces", tok->codec_options().merge_pieces}}}};
+  nlohmann::json info = {{"format_version", tok->config().value("format_version", 0)},
+                         {"vocab_size", tok->vocab_size()},
+                         {"pieces", tok->vocab_size() - tokenizer::PieceCodec::kFirstPieceId -
+                                        static_cast<int32_t>(tok->special_tokens().size() +
+                                                             tok->user_symbols().size())},
+                         {"special_tokens", tok->special_tokens()},
+                         {"user_symbols", tok->user_symbols()},
+                         {"pad_id", tok->pad_id()},
+                         {"bos_id", tok->bos_id()},
+                         {"eos_id", tok->eos_id()},
+                         {"mask_id", tok->mask_id()},
+                         {"stream",
+                          {{"word_initial", tok->codec_options().word_initial},
+                           {"line_start_prefix", tok->codec_options().line_start_prefix},
+                           {"merge_pieces", tok->codec_options().merge_pieces}}}};
+  if (tok->config().contains("embedding")) {
+    info["embedding"] = tok->config()["embedding"];
+  } else if (tok->config().value("segmenter", nlohmann::json::object()).value("name", "") ==
+             tokenizer::kModelSegmenter) {
+    info["embedding"] = {{"pooling", "mean"}, {"parts", {{{"name", "full"}}}}};  // one part
+  }
   std::printf("%s\n", info.dump(2).c_str());
   return ok_status();
 }

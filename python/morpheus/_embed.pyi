@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-from typing import Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -10,7 +10,10 @@ class Embedder:
     def __init__(
         self, path: str, device: str = "cpu", batch_size: int = 16384, threads: int = 1
     ) -> None: ...
-    def embed(self, words: Sequence[str]) -> npt.NDArray[np.float32]: ...
+    # part: "full" or the name of one of `parts` (ValueError naming them otherwise).
+    def embed(self, words: Sequence[str], part: str = "full") -> npt.NDArray[np.float32]: ...
+    @property
+    def parts(self) -> List[Dict[str, Union[str, int]]]: ...
     @property
     def dim(self) -> int: ...
     @property

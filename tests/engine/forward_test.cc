@@ -154,7 +154,7 @@ TEST(EngineForwardTest, TraceHoldsEveryStage) {
   Forward forward(*model);
   Trace trace;
   std::vector<float> out(words.size() * model->dim);
-  forward.embeddings(pointers(words), 0.0, out.data(), &trace);
+  forward.embeddings(pointers(words), 0.0, EmbeddingPooling::kMean, out.data(), &trace);
   for (const char* name :
        {"embed_proj", "cnn", "encoder.0", "final_norm", "detector.0", "detector.1"}) {
     const Trace::Stage* stage = trace.find(name);
@@ -175,11 +175,49 @@ TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
   const size_t d = model->dim;
   Forward forward(*model);
   std::vector<float> together(words.size() * d);
-  forward.embeddings(pointers(words), 0.0, together.data());
+  forward.embeddings(pointers(words), 0.0, EmbeddingPooling::kMean, together.data());
   for (size_t i = 0; i < words.size(); ++i) {
     std::vector<float> alone(d);
-    forward.embeddings({&words[i]}, 0.0, alone.data());
+    forward.embeddings({&words[i]}, 0.0, EmbeddingPooling::kMean, alone.data());
     for (size_t e = 0; e < d; ++e) EXPECT_EQ(alone[e], together[i * d + e]) << i << " " << e;
+  }
+}
+
+TEST(EngineForwardTest, RootInflectionOfAnUncutWordIsItsMeanVectorAndFuseOfZero) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 18);
+  const std::vector<WordIds> words = random_words(config, 5, 8);
+  const size_t d = model->dim;
+  Forward forward(*model);
+  const double no_cut = 1e6;  // one segment: s_0 is the whole word, no suffix
+  std::vector<float> mean(words.size() * d), parts(words.size() * 3 * d);
+  forward.embeddings(pointers(words), no_cut, EmbeddingPooling::kMean, mean.data());
+  forward.embeddings(pointers(words), no_cut, EmbeddingPooling::kRootInflection, parts.data());
+  for (size_t i = 0; i < words.size(); ++i) {
+    const float* row = &parts[i * 3 * d];
+    for (size_t e = 0; e < d; ++e) {
+      EXPECT_EQ(row[e], mean[i * d + e]) << i << " " << e;
+      EXPECT_EQ(row[d + e], row[2 * d + e]) << i << " " << e;                // both fuse(0)
+      EXPECT_EQ(row[d + e], parts[(i + 1) % words.size() * 3 * d + d + e]);  // the same for all
+    }
+  }
+}
+
+TEST(EngineForwardTest, RootInflectionSeparatesTheFirstAndLastSegments) {
+  const EngineConfig config = testing::small_engine_config();
+  const auto model = testing::random_model(config, 19);
+  const std::vector<WordIds> words = random_words(config, 6, 9);
+  const size_t d = model->dim;
+  Forward forward(*model);
+  const double cut_all = -1e6;
+  std::vector<float> parts(words.size() * 3 * d), alone(3 * d);
+  forward.embeddings(pointers(words), cut_all, EmbeddingPooling::kRootInflection, parts.data());
+  for (size_t i = 0; i < words.size(); ++i) {
+    forward.embeddings({&words[i]}, cut_all, EmbeddingPooling::kRootInflection, alone.data());
+    for (size_t e = 0; e < 3 * d; ++e) ASSERT_EQ(alone[e], parts[i * 3 * d + e]) << i << " " << e;
+    double root_vs_last = 0;
+    for (size_t e = 0; e < d; ++e) root_vs_last += std::abs(alone[e] - alone[2 * d + e]);
+    EXPECT_GT(root_vs_last, 1e-3) << i;  // BOS's segment is not EOS's
   }
 }
 

@@ -172,6 +172,26 @@ TEST(EngineSegmenterTest, EmbeddingsSeeCaseAndDoNotDependOnTheBatch) {
   }
 }
 
+TEST(EngineSegmenterTest, RootInflectionRowsAreUnitRootAndWeightedSuffixBlocks) {
+  EngineSegmenter s = make_segmenter(26);
+  const size_t d = s.model().dim;
+  EXPECT_EQ(s.embedding_dim(), d);  // mean until a layout is set
+  ASSERT_TRUE(
+      s.set_embedding_layout(EmbeddingLayout(EmbeddingPooling::kRootInflection, d, 0.5)).ok());
+  ASSERT_EQ(s.embedding_dim(), 3 * d);
+  const std::vector<std::string> words = testing::turkish_like_words(40, 20, 6);
+  const std::vector<float> rows = s.embed(words);
+  ASSERT_EQ(rows.size(), words.size() * 3 * d);
+  for (size_t i = 0; i < words.size(); ++i) {
+    for (size_t b = 0; b < 3; ++b) {
+      double norm = 0;
+      for (size_t e = 0; e < d; ++e) norm += std::pow(rows[(i * 3 + b) * d + e], 2);
+      EXPECT_NEAR(std::sqrt(norm), b == 0 ? 1.0 : 0.5, 1e-5) << i << " " << b;
+    }
+  }
+  EXPECT_FALSE(s.set_embedding_layout(EmbeddingLayout(EmbeddingPooling::kMean, d + 1)).ok());
+}
+
 TEST(EngineSegmenterTest, LoadChecksTheVocabularyAgainstTheModel) {
   const std::string dir = testing::make_temp_dir("engine_load");
   const std::string weights =

@@ -54,7 +54,7 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   ASSERT_TRUE(fewer.ok()) << fewer.status().to_string();
   EXPECT_EQ(fewer->embeddings.lemma_max_queries, 10u);
   EXPECT_EQ(c->published_figures, "eval/published_figures.json");
-  ASSERT_EQ(c->systems.size(), 16u);
+  ASSERT_EQ(c->systems.size(), 18u);
   EXPECT_EQ(c->systems[0].name, "morpheus");
   EXPECT_EQ(c->systems[0].published, "morpheus");
   EXPECT_EQ(c->systems[0].artifact, "runs/main/tokenizer/morpheus.json");
@@ -62,6 +62,11 @@ TEST(EvalConfigTest, ConfigsEvalJsonLoadsItsValues) {
   EXPECT_EQ(c->systems[0].segment,
             "build/dev/tools/morpheus segment --model 'runs/main'/tokenizer {input}");
   EXPECT_FALSE(c->systems[0].supervision.empty());
+  for (size_t i : {1, 2}) {  // the shipped vectors' parts, each a system of its own
+    EXPECT_EQ(c->systems[i].name, i == 1 ? "morpheus-root" : "morpheus-inflection");
+    EXPECT_NE(c->systems[i].embed.find(i == 1 ? "--part root" : "--part inflection"),
+              std::string::npos);
+  }
   const auto hybrid = std::find_if(c->systems.begin(), c->systems.end(),
                                    [](const SystemSpec& s) { return s.name == "hybrid"; });
   ASSERT_NE(hybrid, c->systems.end());
@@ -91,7 +96,8 @@ TEST(EvalConfigTest, ConfigsEvalJsonNamesTheArtifactOfEverySystemThatReadsTheRun
     }
     with_artifact += !artifact.empty();
   }
-  EXPECT_EQ(with_artifact, 12u);  // 3 Morpheus exports, 4 teachers, Morfessor, 4 baselines
+  // 3 Morpheus exports, the 2 parts of the shipped vectors, 4 teachers, Morfessor, 4 baselines
+  EXPECT_EQ(with_artifact, 14u);
 }
 
 TEST(EvalConfigTest, RunDirPlaceholderNeedsARunDir) {

@@ -243,7 +243,8 @@ void expect_layers_match(model::Morpheus m, const std::string& label) {
   engine::Trace trace;
   const double logit_threshold = engine::logit_of(m->config.threshold);
   std::vector<float> emb(kWords.size() * e->dim);
-  forward.embeddings(b.pointers(), logit_threshold, emb.data(), &trace);
+  forward.embeddings(b.pointers(), logit_threshold, engine::EmbeddingPooling::kMean, emb.data(),
+                     &trace);
   for (const auto& [name, tensor] : reference) {
     if (name == "embeddings") continue;
     const engine::Trace::Stage* stage = trace.find(name);
@@ -425,22 +426,27 @@ TEST(EngineParityTest, TrainedModelMatchesAtEveryStageAndSegmentation) {
   expect_same_segmentation(m, words, "trained");
 }
 
-TEST(EngineParityTest, EmbeddingsEqualNeuralSegmenterEmbed) {
+// The engine's word vectors in `pooling` equal NeuralSegmenter::embed's (LibTorch) within
+// kTolerance, part by part.
+void expect_same_embeddings(engine::EmbeddingPooling pooling) {
   std::vector<std::string> words = ud_words(false, 600);
   MORPHEUS_REQUIRE_DATA(words, "corpus/dev_ud_sentences.txt");
   words.push_back("Muvaffakiyetsizleştiricileştiriveremeyebileceklerimizdenmişsinizcesine");
   words.push_back("");
   const model::CharVocab chars = turkish_chars();
   model::Morpheus m = trained_model(ud_words(true, 2500));
-  const NeuralSegmenter torch_segmenter(m, chars);
-  const engine::EngineSegmenter engine_segmenter(engine_of(m), chars);
+  NeuralSegmenterOptions options;
+  options.embedding = pooling;
+  const NeuralSegmenter torch_segmenter(m, chars, options);
+  engine::EngineSegmenter engine_segmenter(engine_of(m), chars);
+  ASSERT_TRUE(engine_segmenter.set_embedding_layout(torch_segmenter.embedding_layout()).ok());
   const torch::Tensor expected = torch_segmenter.embed(words);
   const std::vector<float> rows = engine_segmenter.embed(words);
+  const size_t d = engine_segmenter.embedding_dim(), chunk = engine_segmenter.max_chunk_chars();
+  ASSERT_EQ(expected.size(1), static_cast<int64_t>(d));
   // Words with a close call in some chunk are left out (a boundary may flip there).
   const double logit_threshold = engine::logit_of(m->config.threshold);
-  const size_t d = engine_segmenter.embedding_dim(), chunk = engine_segmenter.max_chunk_chars();
-  double worst = 0;
-  size_t compared = 0;
+  std::vector<bool> compare(words.size(), false);
   for (size_t i = 0; i < words.size(); ++i) {
     const std::u32string cps = *utf8::decode(words[i]);
     bool close = false;
@@ -452,16 +458,30 @@ TEST(EngineParityTest, EmbeddingsEqualNeuralSegmenterEmbed) {
           m->boundary_detector(m->char_encoder(b.ids, b.cases, mask), mask).logits;
       close = close || close_call(logits, b, 0, logit_threshold, 0, 0);
     }
-    if (close) continue;
-    ++compared;
-    for (size_t c = 0; c < d; ++c) {
-      const float x = expected[static_cast<int64_t>(i)][static_cast<int64_t>(c)].item<float>();
-      worst = std::max(worst, static_cast<double>(std::fabs(x - rows[i * d + c])));
-    }
+    compare[i] = !close;
   }
-  report("trained embeddings (" + std::to_string(compared) + " words)", worst);
+  const size_t compared = static_cast<size_t>(std::count(compare.begin(), compare.end(), true));
   EXPECT_GE(compared * 10, words.size() * 9);
-  EXPECT_LE(worst, kTolerance);
+  for (const engine::EmbeddingPart& part : engine_segmenter.embedding_layout().parts()) {
+    double worst = 0;
+    for (size_t i = 0; i < words.size(); ++i) {
+      for (size_t c = part.offset; compare[i] && c < part.offset + part.dim; ++c) {
+        const float x = expected[static_cast<int64_t>(i)][static_cast<int64_t>(c)].item<float>();
+        worst = std::max(worst, static_cast<double>(std::fabs(x - rows[i * d + c])));
+      }
+    }
+    report("trained embeddings, part " + part.name + " (" + std::to_string(compared) + " words)",
+           worst);
+    EXPECT_LE(worst, kTolerance) << part.name;
+  }
+}
+
+TEST(EngineParityTest, EmbeddingsEqualNeuralSegmenterEmbed) {
+  expect_same_embeddings(engine::EmbeddingPooling::kMean);
+}
+
+TEST(EngineParityTest, RootInflectionPartsEqualNeuralSegmenterEmbed) {
+  expect_same_embeddings(engine::EmbeddingPooling::kRootInflection);
 }
 
 }  // namespace

@@ -686,10 +686,13 @@ TEST_F(TokenizerModelTest, EmbeddingsHaveOneFiniteRowPerWord) {
   const torch::Tensor e = model_ok(*tok).embed(
       {"Evler", "kitaplarımızdanmışsınızcasınaçekoslovakyalılaştıramadıklarımızdan", "", "göz"});
   ASSERT_EQ(e.size(0), 4);
-  EXPECT_EQ(e.size(1), 32);
+  EXPECT_EQ(e.size(1), 3 * 32);  // export's root-inflection layout: root [D] | inflection [2D]
   EXPECT_TRUE(torch::isfinite(e).all().item<bool>());
   EXPECT_EQ(e[2].abs().sum().item<float>(), 0.0f);
   EXPECT_GT(e[1].abs().sum().item<float>(), 0.0f);
+  for (int64_t w : {0, 1, 3}) {  // a unit root block
+    EXPECT_NEAR(e[w].narrow(0, 0, 32).norm().item<float>(), 1.0f, 1e-5) << w;
+  }
 }
 
 }  // namespace

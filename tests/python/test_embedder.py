@@ -63,3 +63,20 @@ def test_rows_do_not_depend_on_threads_or_neighbours(tokdir, embedder, dev_lines
 def test_missing_directory_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="no morpheus.json"):
         morpheus.Embedder(str(tmp_path / "nothing"))
+
+
+def test_parts_are_columns_of_the_full_row(embedder, dev_lines):
+    words = words_of(dev_lines, 40)
+    full = embedder.embed(words)
+    names = [p["name"] for p in embedder.parts]
+    assert names == ["root", "inflection"] or names == ["full"]
+    assert sum(p["dim"] for p in embedder.parts) == embedder.dim
+    for p in embedder.parts:
+        got = embedder.embed(words, part=p["name"])
+        np.testing.assert_array_equal(got, full[:, p["offset"] : p["offset"] + p["dim"]])
+    np.testing.assert_array_equal(embedder.embed(words, part="full"), full)
+
+
+def test_unknown_part_names_the_parts(embedder):
+    with pytest.raises(ValueError, match='no embedding part "stem".*\nhint: .*full'):
+        embedder.embed(["ev"], part="stem")
