@@ -6,11 +6,13 @@
 //   mean             one part, full [D] = fuse(mean of s_0 … s_K): the vector the training
 //                    losses shape (directories without the entry have this layout).
 //   root-inflection  root [D] = u(fuse(s_0)), the root segment;
-//                    inflection [2D] = w·[u(fuse(mean of s_1 … s_K)), u(fuse(s_K))], the suffix
-//                    segments (their mean and the last: number sits early in a chain, case at its
-//                    end); fuse(0) when the word has no suffix. full = [root | inflection] [3D],
-//                    so the cosine of two full vectors = (cos_root + w²·(cos_mean + cos_last)) /
-//                    (1 + 2w²) and one .npy row still serves an inner-product index.
+//                    inflection [2D] = w·[u(fuse(r)), u(fuse(l))], r = the plain mean of the
+//                    encoder rows of the suffixes' positions (outside s_0, EOS included), l = that
+//                    of the last suffix's positions (number sits early in a chain, case at its
+//                    end; plain means keep every suffix letter, which the attention pooling of a
+//                    segment does not); fuse(0) when the word has no suffix. full = [root |
+//                    inflection] [3D], so the cosine of two full vectors = (cos_root + w²·(cos_mean
+//                    + cos_last)) / (1 + 2w²) and one .npy row still serves an inner-product index.
 // A word longer than the model's length is the mean of its chunks' raw vectors, then normalised.
 #pragma once
 

@@ -241,19 +241,37 @@ void Forward::pool_word(size_t i, const uint8_t* cuts, EmbeddingPooling pooling,
   grow(&segments_, model_.max_segs * d);
   const size_t valid = pool_segments(i, cuts, segments_.data());
   const float* seg = segments_.data();
-  // mean: out[D] = the mean of every segment; root-inflection: out[3D] = [s_0 | mean of
-  // s_1 … s_K | s_K], zeros without a suffix.
-  const size_t from = pooling == EmbeddingPooling::kMean ? 0 : 1;
-  float* mean = pooling == EmbeddingPooling::kMean ? out : out + d;
-  std::fill(out, out + (pooling == EmbeddingPooling::kMean ? d : 3 * d), 0.0f);
-  for (size_t s = from; s < valid; ++s) {
-    for (size_t e = 0; e < d; ++e) mean[e] += seg[s * d + e];
+  if (pooling == EmbeddingPooling::kMean) {  // out[D] = the mean of every segment
+    std::fill(out, out + d, 0.0f);
+    for (size_t s = 0; s < valid; ++s) {
+      for (size_t e = 0; e < d; ++e) out[e] += seg[s * d + e];
+    }
+    const float count = static_cast<float>(std::max<size_t>(valid, 1));
+    for (size_t e = 0; e < d; ++e) out[e] /= count;
+    return;
   }
-  const float count = static_cast<float>(std::max<size_t>(valid - std::min(valid, from), 1));
-  for (size_t e = 0; e < d; ++e) mean[e] /= count;
-  if (pooling == EmbeddingPooling::kMean) return;
+  // out[3D] = [s_0 | the mean of the rows outside segment 0 | the mean of the rows of the last
+  // segment], zeros without a suffix.
+  std::fill(out, out + 3 * d, 0.0f);
   if (valid > 0) std::copy_n(seg, d, out);
-  if (valid > 1) std::copy_n(seg + (valid - 1) * d, d, out + 2 * d);
+  const size_t first = offsets_[i], t_len = offsets_[i + 1] - first;
+  const float* rows = &encoded_[first * d];
+  size_t last = 0;  // the last segment of the word, as pool_segments numbers them
+  for (size_t g = 0; g + 1 < t_len; ++g) {
+    if (cuts[g] != 0) last = std::min(last + 1, model_.max_segs - 1);
+  }
+  size_t in_suffixes = 0, in_last = 0, s = 0;
+  for (size_t t = 0; t < t_len; ++t) {
+    if (t > 0 && cuts[t - 1] != 0) s = std::min(s + 1, model_.max_segs - 1);
+    if (s == 0) continue;
+    for (size_t e = 0; e < d; ++e) out[d + e] += rows[t * d + e];
+    ++in_suffixes;
+    if (s != last) continue;
+    for (size_t e = 0; e < d; ++e) out[2 * d + e] += rows[t * d + e];
+    ++in_last;
+  }
+  for (size_t e = 0; in_suffixes > 0 && e < d; ++e) out[d + e] /= static_cast<float>(in_suffixes);
+  for (size_t e = 0; in_last > 0 && e < d; ++e) out[2 * d + e] /= static_cast<float>(in_last);
 }
 
 void Forward::fuse(size_t n, float* x, float* out) {

@@ -14,8 +14,8 @@
 //   → detector_layers × (the same two sublayers)                                   [R,D]
 //   → the last layer's gap scorer: Linear(2D,D), GELU, Linear(D,1) on (h_g, h_g+1) [G] = Σ (T_i−1)
 //   embeddings: hard boundaries, membership-weighted attention pooling of the encoder output
-//   into segments, then LayerNorm(x + FFN(x)) of their mean [N,D], or of the root segment, the
-//   suffixes' mean and the last suffix [N,3D] (engine/embedding_layout.h)
+//   into segments, then LayerNorm(x + FFN(x)) of their mean [N,D], or of the root segment and of
+//   the mean encoder rows of the suffixes and of the last suffix [N,3D] (embedding_layout.h)
 //
 // The decision rule (engine/README.md): a gap is cut when its logit exceeds the threshold's
 // logit. When the float logit lies within kCloseCallMargin of it, the word is computed again in
@@ -71,7 +71,8 @@ class Forward {
   void gap_logits(const std::vector<const WordIds*>& words, std::vector<float>* logits,
                   Trace* trace = nullptr);
   // Raw word vectors into out (row i for word i; engine/embedding_layout.h): [N,D] for mean,
-  // [N,3D] = [fuse(s_0) | fuse(mean of s_1 … s_K) | fuse(s_K)] for root-inflection, unnormalised.
+  // [N,3D] = [fuse(s_0) | fuse(r) | fuse(l)] for root-inflection (r, l: the plain means of the
+  // encoder rows of the suffixes' and of the last suffix's positions), unnormalised.
   // Boundaries at every gap (BOS and EOS gaps included) where the logit exceeds logit_threshold,
   // by decide_gaps. A word's row is the same whatever words share the call (gemm_nt_row_stable).
   // Returns how many words were recomputed in double precision.
@@ -93,7 +94,8 @@ class Forward {
   // Membership-weighted pooling of word i's encoder rows under `cuts` [T_i − 1]: the segments
   // with mass, in order, into segments [K+1, D]; returns K+1.
   size_t pool_segments(size_t i, const uint8_t* cuts, float* segments);
-  // Word i's pooled vector before the fusion: [D] (mean) or [3D] (root-inflection).
+  // Word i's pooled vector before the fusion: [D] (mean) or [3D] (root-inflection: s_0, the mean
+  // of the rows outside segment 0, the mean of the rows of the last segment).
   void pool_word(size_t i, const uint8_t* cuts, EmbeddingPooling pooling, float* out);
   // out[n,D] = LayerNorm(x + FFN(x)) with the pooling's weights, x [n,D].
   void fuse(size_t n, float* x, float* out);

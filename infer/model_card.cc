@@ -132,8 +132,8 @@ std::string embedding_line(const json& config) {
   }
   return "- word vectors (`morpheus embed --part full|root|inflection`): full [" +
          field(embedding, "dim") + "] = " + parts +
-         " in this order; root = the root segment, inflection = the suffix segments' mean and "
-         "last, each block of length " +
+         " in this order; root = the root segment, inflection = the mean encoder states of the "
+         "suffixes' letters and of the last suffix's, each block of length " +
          field(embedding, "inflection_weight") + " against the unit root block\n";
 }
 

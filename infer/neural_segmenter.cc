@@ -424,7 +424,8 @@ torch::Tensor NeuralSegmenter::raw_vectors(const torch::Tensor& ids,
   const model::MorpheusOutput out = model_->forward(ids, cases, true);
   if (layout_.pooling() == engine::EmbeddingPooling::kMean) return out.word_embeddings;
   const torch::Tensor inputs =
-      model::root_inflection_inputs(out.segment_embeddings, out.segment_mask);  // [n,3,D]
+      model::root_inflection_inputs(out.char_hidden, out.membership, out.mask,
+                                    out.segment_embeddings, out.segment_mask);  // [n,3,D]
   return model_->segment_encoder->fuse(inputs.reshape({-1, inputs.size(2)}))
       .reshape({inputs.size(0), -1});
 }

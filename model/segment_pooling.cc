@@ -69,22 +69,26 @@ torch::Tensor SegmentPoolingImpl::fuse(const torch::Tensor& x) {
   return norm(x + fusion_ffn->forward(x));
 }
 
-torch::Tensor root_inflection_inputs(const torch::Tensor& segments,
+torch::Tensor root_inflection_inputs(const torch::Tensor& hidden, const torch::Tensor& membership,
+                                     const torch::Tensor& mask, const torch::Tensor& segments,
                                      const torch::Tensor& segment_mask) {
-  TORCH_CHECK(segments.dim() == 3 && segment_mask.sizes() == segments.sizes().slice(0, 2),
-              "segments must be [N,S,D] with a [N,S] mask, got ", segments.sizes(), " and ",
-              segment_mask.sizes());
-  const auto dtype = segments.dtype();
-  torch::Tensor valid = segment_mask.to(torch::kLong).sum(1);  // [N] = K+1
-  torch::Tensor suffix = segment_mask.clone();
-  suffix.select(1, 0).fill_(false);                         // s_1 … s_K
-  torch::Tensor suffix_f = suffix.to(dtype).unsqueeze(-1);  // [N,S,1]
-  torch::Tensor rest = (segments * suffix_f).sum(1) / suffix_f.sum(1).clamp_min(1.0);  // [N,D]
-  torch::Tensor last_index = (valid - 1).clamp_min(0);                                 // [N]
+  TORCH_CHECK(hidden.dim() == 3 && membership.dim() == 3 &&
+                  membership.sizes().slice(0, 2) == hidden.sizes().slice(0, 2) &&
+                  segments.dim() == 3 && segment_mask.sizes() == segments.sizes().slice(0, 2),
+              "need hidden [N,T,D], membership [N,T,S], segments [N,S,D], segment_mask [N,S]; got ",
+              hidden.sizes(), membership.sizes(), segments.sizes(), segment_mask.sizes());
+  const auto dtype = hidden.dtype();
+  const int64_t s = membership.size(2), t = membership.size(1);
+  torch::Tensor m = membership * mask.to(dtype).unsqueeze(-1);  // [N,T,S]
+  torch::Tensor rest = m.narrow(2, 1, s - 1).sum(-1);           // [N,T]
+  torch::Tensor valid = segment_mask.to(torch::kLong).sum(1);   // [N] = K+1
+  torch::Tensor last_index = (valid - 1).clamp_min(0).view({-1, 1, 1}).expand({-1, t, 1});
   torch::Tensor last =
-      segments.gather(1, last_index.view({-1, 1, 1}).expand({-1, 1, segments.size(2)})).squeeze(1);
-  last = last * valid.gt(1).to(dtype).unsqueeze(-1);            // [N,D]
-  return torch::stack({segments.select(1, 0), rest, last}, 1);  // [N,3,D]
+      m.gather(2, last_index).squeeze(-1) * valid.gt(1).to(dtype).unsqueeze(-1);  // [N,T]
+  const auto mean_of = [&](const torch::Tensor& w) {                              // [N,D]
+    return (w.unsqueeze(-1) * hidden).sum(1) / w.sum(1, true).clamp_min(1e-12);
+  };
+  return torch::stack({segments.select(1, 0), mean_of(rest), mean_of(last)}, 1);  // [N,3,D]
 }
 
 }  // namespace morpheus::model

@@ -48,9 +48,13 @@ class SegmentPoolingImpl : public torch::nn::Cloneable<SegmentPoolingImpl> {
 TORCH_MODULE(SegmentPooling);
 
 // The inputs of the root-inflection vector (engine/embedding_layout.h) before the fusion:
-// segments [N,S,D], segment_mask [N,S] (hard membership: the segments with mass come first) ->
-// [N,3,D] = s_0, the mean of s_1 … s_K, s_K; the last two are 0 for a word without a suffix.
-torch::Tensor root_inflection_inputs(const torch::Tensor& segments,
+// hidden [N,T,D], membership [N,T,S], mask [N,T] bool, segments [N,S,D] and segment_mask [N,S]
+// (the segments with mass come first) -> [N,3,D] = s_0 (the attention-pooled root segment), the
+// membership-weighted mean of the positions outside segment 0 (the suffixes' characters, EOS
+// included), and of the positions of segment K (the last suffix); the last two are 0 for a word
+// of one segment. With hard membership the weights are 0/1: plain means of encoder rows.
+torch::Tensor root_inflection_inputs(const torch::Tensor& hidden, const torch::Tensor& membership,
+                                     const torch::Tensor& mask, const torch::Tensor& segments,
                                      const torch::Tensor& segment_mask);
 
 }  // namespace morpheus::model

@@ -350,10 +350,11 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
                   "Suffix chains for --root-snap")
       ->capture_default_str();
-  exp->add_option("--embedding", eargs->embedding,
-                  "Word vectors: root-inflection = [root | inflection] parts (the root segment; "
-                  "the suffix segments' mean and last, scaled by --inflection-weight), mean = one "
-                  "vector of all segments (engine/embedding_layout.h)")
+  exp->add_option(
+         "--embedding", eargs->embedding,
+         "Word vectors: root-inflection = [root | inflection] parts (the root segment; "
+         "the suffixes' and the last suffix's letters, scaled by --inflection-weight), mean = one "
+         "vector of all segments (engine/embedding_layout.h)")
       ->capture_default_str()
       ->check(CLI::IsMember({"root-inflection", "mean"}));
   exp->add_option("--inflection-weight", eargs->options.inflection_weight,
