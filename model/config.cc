@@ -18,7 +18,7 @@ MORPHEUS_CONFIG_FIELDS(ModelConfig, char_vocab_size, word_vocab_size, root_vocab
                        count_loss_w, depth_weights, use_mlm, mlm_ctx_layers, mlm_dec_layers,
                        mlm_ctx_ffn_mult, mlm_dec_ffn_mult, mlm_mask_rate, sgns_n_negatives,
                        sgns_window, ctr_temperature, aux_weight_start, aux_weight_end,
-                       aux_weight_decay, sgns_weight, ctr_weight, mlm_weight)
+                       aux_weight_decay, sgns_weight, ctr_weight, mlm_weight, sfx_weight)
 
 namespace {
 
@@ -101,6 +101,7 @@ Status ModelConfig::validate() const {
   MORPHEUS_RETURN_IF_ERROR(check_real("aux_weight_decay", aux_weight_decay, 0.0, 1.0, true, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("sgns_weight", sgns_weight, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("ctr_weight", ctr_weight, 0.0, kBig, false, false));
+  MORPHEUS_RETURN_IF_ERROR(check_real("sfx_weight", sfx_weight, 0.0, kBig, false, false));
   MORPHEUS_RETURN_IF_ERROR(check_real("mlm_weight", mlm_weight, 0.0, kBig, false, false));
   for (double w : depth_weights) {
     MORPHEUS_RETURN_IF_ERROR(check_real("depth_weights[]", w, 0.0, kBig, false, false));

@@ -58,6 +58,8 @@ struct ModelConfig {
   double sgns_weight = 0.7;        // >= 0
   double ctr_weight = 0.3;         // >= 0
   double mlm_weight = 1.0;         // >= 0
+  // The suffix-contrastive loss on the inflection part (losses.h); 0 = off. >= 0
+  double sfx_weight = 0.0;
 
   int64_t head_dim() const { return char_dim / num_heads; }
   // OK, or INVALID_ARGUMENT naming the first field out of range.

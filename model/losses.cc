@@ -60,6 +60,9 @@ void MorpheusBatch::check(const ModelConfig& config) const {
               "batch.word_ids must be int64 [N]");
   TORCH_CHECK(root_ids.dim() == 1 && root_ids.size(0) == n && root_ids.dtype() == torch::kLong,
               "batch.root_ids must be int64 [N]");
+  TORCH_CHECK(suffix_ids.defined() && suffix_ids.dim() == 1 && suffix_ids.size(0) == n &&
+                  suffix_ids.dtype() == torch::kLong,
+              "batch.suffix_ids must be int64 [N]");
   TORCH_CHECK(word_index.dim() == 2 && word_index.dtype() == torch::kLong &&
                   word_index.size(1) <= config.max_sent_len,
               "batch.word_index must be int64 [B,W<=", config.max_sent_len, "], got ",
@@ -69,14 +72,14 @@ void MorpheusBatch::check(const ModelConfig& config) const {
 MorpheusBatch MorpheusBatch::to(const torch::Device& device, bool non_blocking) const {
   auto move = [&](const torch::Tensor& t) { return t.to(device, non_blocking); };
   return MorpheusBatch{move(char_ids), move(case_flags), move(boundary_labels), move(confidence),
-                       move(word_ids), move(root_ids),   move(word_index)};
+                       move(word_ids), move(root_ids),   move(suffix_ids),      move(word_index)};
 }
 
 MorpheusBatch MorpheusBatch::pin_memory() const {
   return MorpheusBatch{char_ids.pin_memory(),        case_flags.pin_memory(),
                        boundary_labels.pin_memory(), confidence.pin_memory(),
                        word_ids.pin_memory(),        root_ids.pin_memory(),
-                       word_index.pin_memory()};
+                       suffix_ids.pin_memory(),      word_index.pin_memory()};
 }
 
 LossWeights LossWeights::for_epoch(const ModelConfig& config, int64_t epoch) {
@@ -85,7 +88,23 @@ LossWeights LossWeights::for_epoch(const ModelConfig& config, int64_t epoch) {
   w.sgns = config.sgns_weight;
   w.ctr = config.ctr_weight;
   w.mlm = config.use_mlm ? config.mlm_weight : 0.0;
+  w.sfx = config.sfx_weight;
   return w;
+}
+
+torch::Tensor suffix_infonce(MorpheusImpl& model, const MorpheusOutput& fwd,
+                             const torch::Tensor& suffix_ids, double temperature) {
+  const torch::Tensor inputs =
+      root_inflection_inputs(fwd.char_hidden, fwd.membership, fwd.mask, fwd.segment_embeddings,
+                             fwd.segment_mask);  // [N,3,D]
+  const int64_t n = inputs.size(0), d = inputs.size(2);
+  const torch::Tensor suffixes = inputs.narrow(1, 1, 2).reshape({2 * n, d});
+  const torch::Tensor fused = model.segment_encoder->fuse(suffixes).reshape({n, 2, d});
+  // Each block at unit length, as in the exported vector (the weight does not change a cosine).
+  const torch::Tensor inflection =
+      torch::nn::functional::normalize(fused, torch::nn::functional::NormalizeFuncOptions().dim(2))
+          .reshape({n, 2 * d});
+  return root_family_infonce(inflection, suffix_ids, temperature);
 }
 
 MorpheusWithHeadsImpl::MorpheusWithHeadsImpl(const ModelConfig& config_) : config(config_) {
@@ -107,7 +126,7 @@ LossOutput MorpheusWithHeadsImpl::compute_losses(const MorpheusBatch& batch,
   out.boundary_logits = fwd.boundary_logits;
   out.gap_mask = gap_mask(fwd.mask);
   out.total = zero;
-  out.aux = out.sgns = out.ctr = out.mlm = zero;
+  out.aux = out.sgns = out.ctr = out.mlm = out.sfx = zero;
   if (weights.aux > 0) {
     AuxLossOutput aux =
         aux_boundary_loss(fwd.layer_logits, batch.boundary_labels, batch.confidence, out.gap_mask,
@@ -123,6 +142,10 @@ LossOutput MorpheusWithHeadsImpl::compute_losses(const MorpheusBatch& batch,
   if (weights.ctr > 0) {
     out.ctr = root_family_infonce(fwd.word_embeddings, batch.root_ids, config.ctr_temperature);
     out.total = out.total + weights.ctr * out.ctr;
+  }
+  if (weights.sfx > 0) {
+    out.sfx = suffix_infonce(*model, fwd, batch.suffix_ids, config.ctr_temperature);
+    out.total = out.total + weights.sfx * out.sfx;
   }
   if (weights.mlm > 0 && mlm_head) {
     out.mlm = mlm_head(fwd.word_embeddings, batch.char_ids, batch.word_index).loss;

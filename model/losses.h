@@ -40,7 +40,10 @@ struct MorpheusBatch {
   torch::Tensor confidence;       // [N] float teacher confidence in [0,1]
   torch::Tensor word_ids;         // [N] int64 word-vocab id (0 = UNK)
   torch::Tensor root_ids;         // [N] int64 root-vocab id (0 = UNK)
-  torch::Tensor word_index;       // [B,W] int64: packed word in sentence slot, −1 = empty
+  // [N] int64 the identity of the teacher's suffix string (the characters after its first cut,
+  // make_batch of train/batcher.h); 0 = no suffix. Equal ids = equal strings.
+  torch::Tensor suffix_ids;
+  torch::Tensor word_index;  // [B,W] int64: packed word in sentence slot, −1 = empty
 
   // Contract check of the shapes/dtypes above (TORCH_CHECK).
   void check(const ModelConfig& config) const;
@@ -55,17 +58,25 @@ struct LossWeights {
   double sgns = 0.7;
   double ctr = 0.3;
   double mlm = 1.0;
+  double sfx = 0.0;
   // The config's weights with the aux curriculum of epoch `epoch` (0-based).
   static LossWeights for_epoch(const ModelConfig& config, int64_t epoch);
 };
 
 struct LossOutput {
   torch::Tensor total;  // scalar, Σ weight·loss (terms with weight 0 are skipped and read 0)
-  torch::Tensor aux, sgns, ctr, mlm;  // scalars, unweighted
+  torch::Tensor aux, sgns, ctr, mlm, sfx;  // scalars, unweighted
   std::vector<torch::Tensor> aux_layers;
   torch::Tensor boundary_logits;  // [N,T-1] final-layer logits (for boundary metrics)
   torch::Tensor gap_mask;         // [N,T-1] bool
 };
+
+// The suffix-contrastive loss: SupCon InfoNCE (root_family_infonce) over the inflection part of
+// the words (engine/embedding_layout.h: the fusion of the mean encoder rows of the suffixes and
+// of the last suffix under the soft membership, [N,2D]), positives = the same teacher suffix
+// string (suffix_ids ≠ 0).
+torch::Tensor suffix_infonce(MorpheusImpl& model, const MorpheusOutput& fwd,
+                             const torch::Tensor& suffix_ids, double temperature);
 
 // The trainable whole: "model" (Morpheus, the inference checkpoint), "sgns" (context table and
 // negative distribution) and "mlm_head" (when config.use_mlm).

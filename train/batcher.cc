@@ -64,6 +64,22 @@ double teacher_confidence(uint32_t length, uint32_t boundary_bits) {
   return std::clamp(static_cast<double>(length) / (4.0 * segments), 0.3, 1.0);
 }
 
+namespace {
+
+// The identity of word i's teacher suffix string (its characters after the first teacher cut):
+// FNV-1a over their char ids, made positive and non-zero; 0 when the teacher does not cut it.
+int64_t suffix_id(const CacheReader& cache, uint64_t i) {
+  const uint32_t len = cache.word_length(i);
+  uint32_t first = 1;
+  while (first < len && !cache.boundary(i, first)) ++first;
+  if (first >= len) return 0;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint32_t j = first; j < len; ++j) h = (h ^ cache.char_id(i, j)) * 0x100000001b3ULL;
+  return static_cast<int64_t>((h >> 1) | 1);
+}
+
+}  // namespace
+
 model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint64_t>& windows,
                                 int64_t max_word_len, bool skip_chunks) {
   // Pass 1: which words, how long.
@@ -94,6 +110,7 @@ model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint
   batch.confidence = torch::zeros({N}, f32);
   batch.word_ids = torch::zeros({N}, i64);
   batch.root_ids = torch::zeros({N}, i64);
+  batch.suffix_ids = torch::zeros({N}, i64);
   batch.word_index = torch::full({B, max_slots}, -1, i64);
   auto chars = batch.char_ids.accessor<int64_t, 2>();
   auto cases = batch.case_flags.accessor<int64_t, 2>();
@@ -101,6 +118,7 @@ model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint
   auto conf = batch.confidence.accessor<float, 1>();
   auto wids = batch.word_ids.accessor<int64_t, 1>();
   auto rids = batch.root_ids.accessor<int64_t, 1>();
+  auto sids = batch.suffix_ids.accessor<int64_t, 1>();
   auto index = batch.word_index.accessor<int64_t, 2>();
   int64_t n = 0;
   for (int64_t b = 0; b < B; ++b) {
@@ -119,6 +137,7 @@ model::MorpheusBatch make_batch(const CacheReader& cache, const std::vector<uint
       conf[n] = static_cast<float>(teacher_confidence(len, cache.boundary_bits(i)));
       wids[n] = cache.word_id(i);
       rids[n] = cache.root_id(i);
+      sids[n] = suffix_id(cache, i);
       index[b][slot++] = n;
       ++n;
     }

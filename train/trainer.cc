@@ -140,7 +140,7 @@ Status save_archive_atomic(const T& value, const std::string& path) {
 
 // Running sums between two metrics rows.
 struct Accumulator {
-  double total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, grad_norm = 0;
+  double total = 0, aux = 0, sgns = 0, ctr = 0, mlm = 0, sfx = 0, grad_norm = 0;
   int64_t micro = 0, steps = 0, words = 0;
   double seconds = 0;
   double exchange_seconds = 0;  // gradient exchange between ranks (0 with one process)
@@ -152,6 +152,7 @@ void to_json(json& j, const Accumulator& a) {
            {"sgns", a.sgns},
            {"ctr", a.ctr},
            {"mlm", a.mlm},
+           {"sfx", a.sfx},
            {"grad_norm", a.grad_norm},
            {"micro", a.micro},
            {"steps", a.steps},
@@ -166,6 +167,7 @@ void from_json(const json& j, Accumulator& a) {
   a.sgns = j.at("sgns");
   a.ctr = j.at("ctr");
   a.mlm = j.at("mlm");
+  a.sfx = j.value("sfx", 0.0);  // checkpoints written before the suffix loss
   a.grad_norm = j.at("grad_norm");
   a.micro = j.at("micro");
   a.steps = j.at("steps");
@@ -194,12 +196,12 @@ json evaluate_dev(model::MorpheusWithHeads& module, const CacheReader& dev, cons
   module->eval();
   const EpochPlan plan = plan_sequential(dev.num_windows(), cfg.batch_windows, cfg.dev_max_windows);
   model::LossWeights weights{1.0, mcfg.sgns_weight > 0 ? 1.0 : 0.0, mcfg.ctr_weight > 0 ? 1.0 : 0.0,
-                             mcfg.use_mlm ? 1.0 : 0.0};
+                             mcfg.use_mlm ? 1.0 : 0.0, mcfg.sfx_weight > 0 ? 1.0 : 0.0};
   const double logit_threshold = std::log(mcfg.threshold / (1.0 - mcfg.threshold));
-  // Sums on the device, read once at the end: aux, sgns, ctr, mlm (each × words), words, then
-  // the interior-gap counts tp, fp, fn, tn.
+  // Sums on the device, read once at the end: aux, sgns, ctr, mlm, sfx (each × words), words,
+  // then the interior-gap counts tp, fp, fn, tn.
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device);
-  torch::Tensor sums = torch::zeros({9}, f64);
+  torch::Tensor sums = torch::zeros({10}, f64);
   for (const auto& windows : plan) {
     model::MorpheusBatch cpu = make_batch(dev, windows, mcfg.max_word_len, cfg.skip_chunks);
     const int64_t n = cpu.char_ids.size(0);
@@ -218,16 +220,17 @@ json evaluate_dev(model::MorpheusWithHeads& module, const CacheReader& dev, cons
     const auto count = [&](const torch::Tensor& t) {
       return (t & interior).sum().to(torch::kFloat64);
     };
-    sums.add_(torch::stack({weighted(out.aux), weighted(out.sgns), weighted(out.ctr),
-                            weighted(out.mlm), torch::full({}, words, f64), count(pred & gold),
-                            count(pred & ~gold), count(~pred & gold), count(~pred & ~gold)}));
+    sums.add_(
+        torch::stack({weighted(out.aux), weighted(out.sgns), weighted(out.ctr), weighted(out.mlm),
+                      weighted(out.sfx), torch::full({}, words, f64), count(pred & gold),
+                      count(pred & ~gold), count(~pred & gold), count(~pred & ~gold)}));
   }
   module->train();
   set_cpu_rng_state(saved_rng);
   const torch::Tensor host = sums.to(torch::kCPU);
   const double* v = host.data_ptr<double>();
-  const double aux = v[0], sgns = v[1], ctr = v[2], mlm = v[3], words = v[4];
-  const double tp = v[5], fp = v[6], fn = v[7], tn = v[8];
+  const double aux = v[0], sgns = v[1], ctr = v[2], mlm = v[3], sfx = v[4], words = v[5];
+  const double tp = v[6], fp = v[7], fn = v[8], tn = v[9];
   const double p = tp / std::max(1.0, tp + fp);
   const double r = tp / std::max(1.0, tp + fn);
   const double f1 = p + r > 0 ? 2 * p * r / (p + r) : 0.0;
@@ -241,7 +244,8 @@ json evaluate_dev(model::MorpheusWithHeads& module, const CacheReader& dev, cons
               {"aux", aux / w},
               {"sgns", sgns / w},
               {"ctr", ctr / w},
-              {"mlm", mlm / w}};
+              {"mlm", mlm / w},
+              {"sfx", sfx / w}};
 }
 
 std::string step_dir_name(int64_t step) {
@@ -379,6 +383,7 @@ enum StepSum : int64_t {
   kSgns,
   kCtr,
   kMlm,
+  kSfx,
   kWords,      // words of those micro-batches
   kSkipped,    // micro-batches left out (non-finite loss)
   kNonFinite,  // micro-batches of this attempt whose loss was non-finite
@@ -390,7 +395,7 @@ enum StepSum : int64_t {
 torch::Tensor micro_batch_row(const model::LossOutput& out, const torch::Tensor& total,
                               int64_t words, const torch::Tensor& bad_row) {
   const auto f64 = bad_row.options();
-  torch::Tensor losses = torch::stack({total, out.aux, out.sgns, out.ctr, out.mlm});
+  torch::Tensor losses = torch::stack({total, out.aux, out.sgns, out.ctr, out.mlm, out.sfx});
   torch::Tensor ok =
       torch::cat({torch::ones({1}, f64), losses.to(torch::kFloat64),
                   torch::full({1}, static_cast<double>(words), f64), torch::zeros({2}, f64)});
@@ -683,7 +688,7 @@ Status Trainer::run_epoch() {
   }
   const double aux_weight = model::aux_weight_for_epoch(mcfg_, state_.epoch);
   const model::LossWeights weights{aux_weight, mcfg_.sgns_weight, mcfg_.ctr_weight,
-                                   mcfg_.use_mlm ? mcfg_.mlm_weight : 0.0};
+                                   mcfg_.use_mlm ? mcfg_.mlm_weight : 0.0, mcfg_.sfx_weight};
   BatchPrefetcher prefetch(data_.train, local,
                            static_cast<size_t>(state_.micro / per_step_ * accum_),
                            mcfg_.max_word_len, cfg_.skip_chunks, /*pin_memory=*/device_.is_cuda());
@@ -820,6 +825,7 @@ void Trainer::fold_device_sums() {
   state_.acc.sgns += v[kSgns];
   state_.acc.ctr += v[kCtr];
   state_.acc.mlm += v[kMlm];
+  state_.acc.sfx += v[kSfx];
   state_.acc.words += static_cast<int64_t>(v[kWords]);
   dev_acc_.zero_();
 }
@@ -839,6 +845,7 @@ void Trainer::log(double aux_weight) {
               {"sgns", acc.sgns / m},
               {"ctr", acc.ctr / m},
               {"mlm", acc.mlm / m},
+              {"sfx", acc.sfx / m},
               {"grad_norm", acc.grad_norm / steps},
               {"words_per_s", static_cast<double>(acc.words) / std::max(1e-9, acc.seconds)},
               {"words", acc.words},

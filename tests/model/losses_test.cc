@@ -143,6 +143,7 @@ TEST(MorpheusBatchTest, ToCopiesEveryTensor) {
   EXPECT_TRUE(torch::equal(b.confidence, c.confidence));
   EXPECT_TRUE(torch::equal(b.word_ids, c.word_ids));
   EXPECT_TRUE(torch::equal(b.root_ids, c.root_ids));
+  EXPECT_TRUE(torch::equal(b.suffix_ids, c.suffix_ids));
   EXPECT_TRUE(torch::equal(b.word_index, c.word_index));
 }
 
@@ -179,6 +180,28 @@ TEST(MorpheusWithHeadsTest, TotalIsTheWeightedSumOfTheTerms) {
   const int64_t t = b.char_ids.size(1);
   EXPECT_EQ(out.boundary_logits.sizes(), (std::vector<int64_t>{8, t - 1}));
   EXPECT_TRUE(torch::equal(out.gap_mask, gap_mask(b.char_ids.ne(0))));
+}
+
+TEST(MorpheusWithHeadsTest, SuffixLossPullsTheInflectionPartOfOneSuffixTogether) {
+  torch::manual_seed(87);
+  const ModelConfig c = testing::tiny_test_config();
+  MorpheusWithHeads all(c);
+  MorpheusBatch b = testing::synthetic_batch(c, 2, 4, 7, 88);
+  b.suffix_ids = torch::tensor({5, 5, 0, 9, 9, 5, 0, 9}, torch::kLong);  // two suffixes, two bare
+  LossWeights w{0.0, 0.0, 0.0, 0.0};
+  w.sfx = 0.4;
+  const LossOutput out = all->compute_losses(b, w);
+  ASSERT_TRUE(torch::isfinite(out.sfx).item<bool>());
+  EXPECT_GT(out.sfx.item<double>(), 0.0);
+  EXPECT_NEAR(out.total.item<double>(), 0.4 * out.sfx.item<double>(), 1e-6);
+  out.total.backward();
+  const torch::Tensor& g = all->model->segment_encoder->fusion_ffn->parameters()[0].grad();
+  ASSERT_TRUE(g.defined());
+  EXPECT_GT(g.abs().sum().item<double>(), 0.0);  // the loss trains the fusion of the suffixes
+  // Without two words of one suffix there is no positive pair: the loss reads 0.
+  b.suffix_ids = torch::tensor({1, 2, 3, 4, 0, 0, 0, 0}, torch::kLong);
+  EXPECT_EQ(all->compute_losses(b, w).sfx.item<double>(), 0.0);
+  EXPECT_EQ(all->compute_losses(b, LossWeights{1.0, 0.0, 0.0, 0.0}).sfx.item<double>(), 0.0);
 }
 
 TEST(MorpheusWithHeadsTest, TermsWithZeroWeightAreSkippedAndReadZero) {

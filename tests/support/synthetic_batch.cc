@@ -23,6 +23,7 @@ model::MorpheusBatch synthetic_batch(const model::ModelConfig& config, int64_t s
   b.confidence = torch::ones({n});
   b.word_ids = torch::zeros({n}, torch::kLong);
   b.root_ids = torch::zeros({n}, torch::kLong);
+  b.suffix_ids = torch::zeros({n}, torch::kLong);
   b.word_index = torch::full({sentences, config.max_sent_len}, int64_t{-1}, torch::kLong);
   for (int64_t w = 0; w < n; ++w) {
     const int64_t len = uniform(3, max_chars);

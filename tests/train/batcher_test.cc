@@ -157,6 +157,14 @@ TEST(BatcherTest, BatchHoldsBosCharsEosPaddingLabelsAndSlots) {
   EXPECT_TRUE(torch::equal(b.confidence, torch::tensor({0.375f, 1.0f, 0.5f})));
   EXPECT_TRUE(torch::equal(b.word_ids, torch::tensor({3, 4, 5}, torch::kLong)));
   EXPECT_TRUE(torch::equal(b.root_ids, torch::tensor({2, 1, 3}, torch::kLong)));
+  // The teacher's suffix strings: chars 5 6 (after the cut at gap 1), none, 4 4 4 4 (gap 2 on).
+  const auto fnv = [](std::vector<uint64_t> ids) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (uint64_t id : ids) h = (h ^ id) * 0x100000001b3ULL;
+    return static_cast<int64_t>((h >> 1) | 1);
+  };
+  EXPECT_TRUE(
+      torch::equal(b.suffix_ids, torch::tensor({fnv({5, 6}), int64_t{0}, fnv({4, 4, 4, 4})})));
   EXPECT_TRUE(torch::equal(b.word_index, i64_rows({0, 1, 2, -1}, 2)));
   model::ModelConfig config;
   config.max_word_len = 8;
