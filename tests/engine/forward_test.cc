@@ -172,14 +172,16 @@ TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
   const EngineConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 17);
   const std::vector<WordIds> words = random_words(config, 20, 7);
-  const size_t d = model->dim;
   Forward forward(*model);
-  std::vector<float> together(words.size() * d);
-  forward.embeddings(pointers(words), 0.0, EmbeddingPooling::kMean, together.data());
-  for (size_t i = 0; i < words.size(); ++i) {
-    std::vector<float> alone(d);
-    forward.embeddings({&words[i]}, 0.0, EmbeddingPooling::kMean, alone.data());
-    for (size_t e = 0; e < d; ++e) EXPECT_EQ(alone[e], together[i * d + e]) << i << " " << e;
+  for (const EmbeddingPooling pooling :
+       {EmbeddingPooling::kMean, EmbeddingPooling::kRootInflection}) {
+    const size_t width = (pooling == EmbeddingPooling::kMean ? 1 : 3) * model->dim;
+    std::vector<float> together(words.size() * width), alone(width);
+    forward.embeddings(pointers(words), 0.0, pooling, together.data());
+    for (size_t i = 0; i < words.size(); ++i) {
+      forward.embeddings({&words[i]}, 0.0, pooling, alone.data());
+      for (size_t e = 0; e < width; ++e) ASSERT_EQ(alone[e], together[i * width + e]) << i;
+    }
   }
 }
 
@@ -209,15 +211,15 @@ TEST(EngineForwardTest, RootInflectionSeparatesTheFirstAndLastSegments) {
   const std::vector<WordIds> words = random_words(config, 6, 9);
   const size_t d = model->dim;
   Forward forward(*model);
-  const double cut_all = -1e6;
-  std::vector<float> parts(words.size() * 3 * d), alone(3 * d);
+  std::vector<float> parts(words.size() * 3 * d);
+  const double cut_all = -1e6;  // every position a segment: s_0 = BOS, the last = EOS
   forward.embeddings(pointers(words), cut_all, EmbeddingPooling::kRootInflection, parts.data());
   for (size_t i = 0; i < words.size(); ++i) {
-    forward.embeddings({&words[i]}, cut_all, EmbeddingPooling::kRootInflection, alone.data());
-    for (size_t e = 0; e < 3 * d; ++e) ASSERT_EQ(alone[e], parts[i * 3 * d + e]) << i << " " << e;
     double root_vs_last = 0;
-    for (size_t e = 0; e < d; ++e) root_vs_last += std::abs(alone[e] - alone[2 * d + e]);
-    EXPECT_GT(root_vs_last, 1e-3) << i;  // BOS's segment is not EOS's
+    for (size_t e = 0; e < d; ++e) {
+      root_vs_last += std::abs(parts[i * 3 * d + e] - parts[i * 3 * d + 2 * d + e]);
+    }
+    EXPECT_GT(root_vs_last, 1e-3) << i;
   }
 }
 
