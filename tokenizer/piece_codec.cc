@@ -187,34 +187,35 @@ std::string PieceCodec::id_to_string(int32_t id) const {
   return pieces_[static_cast<size_t>(id - kFirstPieceId)];
 }
 
-// Units of a folded letter run: segmenter pieces when they concatenate to the run; each piece is
-// one vocabulary id, or else one unit per code point (vocabulary id or -1 = bytes), or with
-// `merge` the fewest ids of whole pieces (merge_units). A segmenter error is returned (and nothing
-// is kept of the run).
-Status PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
-                              bool merge, std::vector<Unit>* units) const {
-  units->clear();
-  std::vector<std::string> parts;
+// The segmenter's pieces of a folded letter run when they concatenate to it (each cut between
+// code points), else the run as one piece; empty pieces dropped. A segmenter error is returned.
+Status PieceCodec::segmenter_parts(const std::string& folded,
+                                   std::vector<std::string>* parts) const {
+  parts->clear();
   if (segmenter_) {
-    MORPHEUS_ASSIGN_OR_RETURN(parts, segmenter_->segment_word(folded));
+    MORPHEUS_ASSIGN_OR_RETURN(*parts, segmenter_->segment_word(folded));
   }
   size_t total = 0;
-  for (const std::string& p : parts) total += p.size();
+  for (const std::string& p : *parts) total += p.size();
   bool ok = total == folded.size();
-  if (ok) {
-    size_t pos = 0;
-    for (const std::string& p : parts) {
-      // A piece must match the run and cut it between code points (never inside one).
-      if (folded.compare(pos, p.size(), p) != 0 || !utf8::is_valid(p)) {
-        ok = false;
-        break;
-      }
-      pos += p.size();
-    }
+  for (size_t pos = 0, i = 0; ok && i < parts->size(); pos += (*parts)[i++].size()) {
+    // A piece must match the run and cut it between code points (never inside one).
+    ok = folded.compare(pos, (*parts)[i].size(), (*parts)[i]) == 0 && utf8::is_valid((*parts)[i]);
   }
-  if (!ok) parts.assign(1, folded);
-  parts.erase(std::remove(parts.begin(), parts.end(), std::string()), parts.end());
-  if (merge && options_.merge_pieces && parts.size() > 1) {
+  if (!ok) parts->assign(1, folded);
+  parts->erase(std::remove(parts->begin(), parts->end(), std::string()), parts->end());
+  return ok_status();
+}
+
+// Units of a folded letter run: each segmenter piece is one vocabulary id, or else its backoff
+// (part_units), or with merges the fewest ids of whole pieces (merge_units). A segmenter error is
+// returned (and nothing is kept of the run).
+Status PieceCodec::fold_units(const std::string& folded, const std::u32string& folded_cps,
+                              std::vector<Unit>* units) const {
+  units->clear();
+  std::vector<std::string> parts;
+  MORPHEUS_RETURN_IF_ERROR(segmenter_parts(folded, &parts));
+  if (options_.merge_pieces && parts.size() > 1) {
     merge_units(parts, folded_cps, units);
     return ok_status();
   }
@@ -393,12 +394,12 @@ Status PieceCodec::letter_units(const std::string& folded, const std::u32string&
     *units = &local_units;
   } else if (options_.cache_capacity > 0) {
     if (!cache_->find(folded, &cached_copy)) {
-      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, true, &cached_copy));
+      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &cached_copy));
       cache_->add(folded, cached_copy, options_.cache_capacity);
     }
     *units = &cached_copy;
   } else {
-    MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, true, &local_units));
+    MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, &local_units));
     *units = &local_units;
   }
   return ok_status();
@@ -689,35 +690,29 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
   MORPHEUS_ASSIGN_OR_RETURN(std::vector<Span> spans, pretokenize(word));
   std::vector<std::string> out;
   std::u32string orig_cps;
-  std::u32string folded_cps;
   std::string folded;
-  std::vector<Unit> units;
+  std::vector<std::string> parts;
   for (size_t k = 0; k < spans.size(); ++k) {
     const Span& span = spans[k];
     std::string_view piece = span.text(word);
     const bool joined = joins_suffix_chain(spans, k);
     if (joined) piece = word.substr(span.begin, spans[++k].end - span.begin);
-    if (span.kind != SpanKind::kLetter && !joined) {
+    if (joined || span.kind != SpanKind::kLetter || keeps_whole(spans, k)) {
       out.emplace_back(piece);
       continue;
     }
     cache_->letter_runs.fetch_add(1, std::memory_order_relaxed);
     decode_valid(piece, &orig_cps);
-    folded_cps.resize(orig_cps.size());
     folded.clear();
-    for (size_t i = 0; i < orig_cps.size(); ++i) {
-      folded_cps[i] = unicode::to_lower(orig_cps[i], options_.turkish_case);
-      utf8::append(folded_cps[i], folded);
+    for (const char32_t cp : orig_cps) {
+      utf8::append(unicode::to_lower(cp, options_.turkish_case), folded);
     }
-    if (joined || keeps_whole(spans, k)) {
-      whole_units(folded, folded_cps, &units);
-    } else {
-      MORPHEUS_RETURN_IF_ERROR(fold_units(folded, folded_cps, false, &units));
-    }
+    MORPHEUS_RETURN_IF_ERROR(segmenter_parts(folded, &parts));
     size_t cp = 0;
-    for (const Unit& u : units) {
-      out.push_back(utf8::encode(orig_cps.substr(cp, u.length)));
-      cp += u.length;
+    for (const std::string& p : parts) {
+      const size_t n = utf8::length(p);
+      out.push_back(utf8::encode(orig_cps.substr(cp, n)));
+      cp += n;
     }
   }
   return out;

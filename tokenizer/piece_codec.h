@@ -149,8 +149,10 @@ class PieceCodec {
   StatusOr<std::string> decode(const std::vector<int32_t>& ids) const;
 
   // Pieces of one word in its original case, e.g. "Evlerde" -> {"Ev", "ler", "de"}: the
-  // segmentation the codec applies (pieces concatenate to `word`). Non-letter spans inside
-  // `word` are single pieces. Invalid UTF-8 is INVALID_ARGUMENT.
+  // segmenter's pieces of each letter run, whatever the vocabulary holds (encode() may split a
+  // piece it lacks, or merge whole pieces), so the morphemes shown do not depend on the id
+  // budget. Non-letter spans, and the proper name and suffix chain of the apostrophe convention,
+  // are single pieces; the pieces concatenate to `word`. Invalid UTF-8 is INVALID_ARGUMENT.
   StatusOr<std::vector<std::string>> segment_word(std::string_view word) const;
 
   int32_t vocab_size() const { return kFirstPieceId + static_cast<int32_t>(pieces_.size()); }
@@ -188,8 +190,10 @@ class PieceCodec {
   // Checks every piece (non-empty, valid UTF-8) and derives word_piece_, max_piece_cps_ and
   // ascii_ids_; with `build_map`, fills piece_ids_ (a duplicate is an error).
   Status index_pieces(bool build_map);
-  // `merge`: whole-morpheme merges (PieceCodecOptions::merge_pieces), the encode path's units.
-  Status fold_units(const std::string& folded, const std::u32string& folded_cps, bool merge,
+  // The segmenter's checked pieces of a folded run (the run whole when they do not tile it).
+  Status segmenter_parts(const std::string& folded, std::vector<std::string>* parts) const;
+  // The encode path's units of a folded run: segmenter pieces, their ids, backoff and merges.
+  Status fold_units(const std::string& folded, const std::u32string& folded_cps,
                     std::vector<Unit>* units) const;
   // Units of one segmenter piece (code points `cps`): its id, else its backoff or code points.
   void part_units(const std::string& part, const std::u32string& cps,

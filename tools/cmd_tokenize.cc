@@ -282,9 +282,11 @@ ModelMaker engine_model_maker() {
 void register_tokenize_commands(CLI::App& app, CommandRegistry& registry, ModelMaker model) {
   for (const std::string mode : {"encode", "decode", "segment"}) {
     auto args = std::make_shared<RunArgs>();
-    const char* help = mode == "encode"   ? "Text lines -> space-separated ids per line"
-                       : mode == "decode" ? "Id lines -> the original text lines"
-                                          : "One word per line -> word<TAB>piece piece ...";
+    const char* help = mode == "encode" ? "Text lines -> space-separated ids per line"
+                       : mode == "decode"
+                           ? "Id lines -> the original text lines"
+                           : "One word per line -> word<TAB>piece piece ... (the segmenter's "
+                             "pieces; encode's ids may split or join them)";
     CLI::App* cmd = app.add_subcommand(mode, help);
     cmd->add_option("--model", args->model, "Tokenizer directory (morpheus export)")->required();
     cmd->add_option("input", args->input, "Input file, - for stdin")->capture_default_str();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Helpers of the piece codec's tests: FnSegmenter, a Segmenter over a function of one folded word
-// (the stand-in of a model or a rule), and round_trip.
+// (the stand-in of a model or a rule), round_trip and id_strings.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -36,6 +36,18 @@ inline std::string round_trip(const tokenizer::PieceCodec& codec, const std::str
   StatusOr<std::string> back = codec.decode(*ids);
   EXPECT_TRUE(back.ok()) << back.status().to_string();
   return back.ok() ? *back : "";
+}
+
+// The strings of the ids `text` encodes to (id_to_string: "<cap>", "<0x78>", pieces).
+inline std::vector<std::string> id_strings(const tokenizer::PieceCodec& codec,
+                                           const std::string& text) {
+  StatusOr<std::vector<int32_t>> ids = codec.encode(text);
+  EXPECT_TRUE(ids.ok()) << ids.status().to_string();
+  std::vector<std::string> out;
+  if (ids.ok()) {
+    for (const int32_t id : *ids) out.push_back(codec.id_to_string(id));
+  }
+  return out;
 }
 
 }  // namespace morpheus::testing

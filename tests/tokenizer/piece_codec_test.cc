@@ -20,6 +20,7 @@ namespace morpheus::tokenizer {
 namespace {
 
 using testing::FnSegmenter;
+using testing::id_strings;
 using testing::round_trip;
 
 std::shared_ptr<const Segmenter> by(FnSegmenter::Fn fn) {
@@ -316,7 +317,8 @@ TEST(PieceCodecTest, SegmenterCuttingInsideACodePointIsIgnored) {
                                .value();
   for (const std::string s : {"aüE", "aüe", "AÜE", "üüü ağ"}) EXPECT_EQ(round_trip(codec, s), s);
   // Whole run "aüe" is not a piece: one unit per code point.
-  EXPECT_EQ(codec.segment_word("aüE").value(), (std::vector<std::string>{"a", "ü", "E"}));
+  EXPECT_EQ(id_strings(codec, "aüE"), (std::vector<std::string>{"a", "ü", "<cap>", "e"}));
+  EXPECT_EQ(codec.segment_word("aüE").value(), (std::vector<std::string>{"aüE"}));
 }
 
 TEST(PieceCodecTest, DevSentencesRoundTrip) {
@@ -348,19 +350,25 @@ TEST(PieceCodecTest, BackoffSplitsAnUnknownPieceIntoFewestVocabularyPieces) {
   const PieceCodec codec = whole_run_codec({"k", "i", "t", "a", "p", "l", "r", "ı", "m", "z", "d",
                                             "n", "kitap", "lar", "ımız", "dan", "kitaplar"},
                                            true);
-  EXPECT_EQ(codec.segment_word("Kitaplarımızdan").value(),
-            (std::vector<std::string>{"Kitaplar", "ımız", "dan"}));
+  EXPECT_EQ(id_strings(codec, "Kitaplarımızdan"),
+            (std::vector<std::string>{"<cap>", "kitaplar", "ımız", "dan"}));
   EXPECT_EQ(round_trip(codec, "Kitaplarımızdan KİTAPLAR"), "Kitaplarımızdan KİTAPLAR");
+}
+
+TEST(PieceCodecTest, SegmentWordShowsSegmenterPiecesTheVocabularyLacks) {
+  const PieceCodec codec = whole_run_codec({"ev", "ler"}, true);
+  EXPECT_EQ(codec.segment_word("Evxler").value(), (std::vector<std::string>{"Evxler"}));
+  EXPECT_EQ(id_strings(codec, "Evxler"),
+            (std::vector<std::string>{"<cap>", "ev", "<0x78>", "ler"}));
 }
 
 TEST(PieceCodecTest, BackoffTiesGoToTheLongestFirstPiece) {
   const PieceCodec codec = whole_run_codec({"a", "b", "c", "ab", "bc"}, true);
-  EXPECT_EQ(codec.segment_word("abc").value(), (std::vector<std::string>{"ab", "c"}));
+  EXPECT_EQ(id_strings(codec, "abc"), (std::vector<std::string>{"ab", "c"}));
 }
 
 TEST(PieceCodecTest, BackoffUsesBytesOnlyForCharactersOutsideTheVocabulary) {
   const PieceCodec codec = whole_run_codec({"ev", "ler"}, true);
-  EXPECT_EQ(codec.segment_word("evxler").value(), (std::vector<std::string>{"ev", "x", "ler"}));
   const std::vector<int32_t> ids = codec.encode("evxler").value();
   EXPECT_EQ(ids, (std::vector<int32_t>{codec.piece_id("ev"), 'x', codec.piece_id("ler")}));
 }
@@ -377,8 +385,7 @@ TEST(PieceCodecTest, BackoffSplitsANumberIntoFewestVocabularyPieces) {
 
 TEST(PieceCodecTest, WithoutBackoffUnknownPiecesSplitIntoCharacters) {
   const PieceCodec codec = whole_run_codec({"e", "v", "l", "r", "ev", "ler"}, false);
-  EXPECT_EQ(codec.segment_word("evler").value(),
-            (std::vector<std::string>{"e", "v", "l", "e", "r"}));
+  EXPECT_EQ(id_strings(codec, "evler"), (std::vector<std::string>{"e", "v", "l", "e", "r"}));
 }
 
 TEST(PieceCodecTest, BackoffRandomTextRoundTripsExactly) {
@@ -412,11 +419,11 @@ PieceCodec apostrophe_codec(bool turkish_apostrophe) {
 TEST(PieceCodecTest, ApostropheKeepsProperNameAndSuffixChainWhole) {
   const PieceCodec codec = apostrophe_codec(true);
   EXPECT_EQ(codec.segment_word("Ankara'da").value(), (std::vector<std::string>{"Ankara", "'da"}));
-  // Outside the vocabulary: the fewest vocabulary pieces, not the segmenter's.
-  EXPECT_EQ(codec.segment_word("Ankara'nın").value(),
-            (std::vector<std::string>{"Ankara", "'", "nın"}));
-  EXPECT_EQ(codec.segment_word("1990'larda").value(),
-            (std::vector<std::string>{"1990", "'", "lar", "da"}));
+  // Outside the vocabulary still whole (the ids take the fewest vocabulary pieces inside).
+  EXPECT_EQ(codec.segment_word("Ankara'nın").value(), (std::vector<std::string>{"Ankara", "'nın"}));
+  EXPECT_EQ(id_strings(codec, "Ankara'nın"),
+            (std::vector<std::string>{"<cap>", "ankara", "'", "nın"}));
+  EXPECT_EQ(codec.segment_word("1990'larda").value(), (std::vector<std::string>{"1990", "'larda"}));
   // Runs away from an apostrophe, and an apostrophe without a run on both sides, are segmented.
   EXPECT_EQ(codec.segment_word("evde").value(), (std::vector<std::string>{"e", "v", "d", "e"}));
   EXPECT_EQ(codec.segment_word("da'").value(), (std::vector<std::string>{"d", "a", "'"}));

@@ -20,6 +20,7 @@ namespace morpheus::tokenizer::stream_layout_test {
 namespace {
 
 using testing::FnSegmenter;
+using testing::id_strings;
 using testing::round_trip;
 
 // kitaplarımızdan -> kitap lar ımız dan, evlerde -> ev ler de, every other run whole.
@@ -52,35 +53,28 @@ PieceCodec make_codec(bool line_start, bool merge = false, std::vector<std::stri
       .value();
 }
 
-std::vector<std::string> shown(const PieceCodec& codec, const std::string& text) {
-  const std::vector<int32_t> ids = codec.encode(text).value();
-  std::vector<std::string> out;
-  for (int32_t id : ids) out.push_back(codec.id_to_string(id));
-  return out;
-}
-
 using Pieces = std::vector<std::string>;
 
 TEST(StreamLayoutTest, AWordInitialPieceCarriesTheSpaceBeforeAWord) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "ev kedi"), (Pieces{"ev", " kedi"}));
-  EXPECT_EQ(shown(codec, "kedi evlerde"), (Pieces{"kedi", " ev", "ler", "de"}));
+  EXPECT_EQ(id_strings(codec, "ev kedi"), (Pieces{"ev", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "kedi evlerde"), (Pieces{"kedi", " ev", "ler", "de"}));
   EXPECT_EQ(round_trip(codec, "kedi evlerde"), "kedi evlerde");
 }
 
 TEST(StreamLayoutTest, AMissingWordInitialPieceLeavesTheSpaceItsOwnId) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "ev ler"), (Pieces{"ev", " ", "ler"}));
-  EXPECT_EQ(shown(codec, "ev zz"), (Pieces{"ev", " ", "z", "z"}));
+  EXPECT_EQ(id_strings(codec, "ev ler"), (Pieces{"ev", " ", "ler"}));
+  EXPECT_EQ(id_strings(codec, "ev zz"), (Pieces{"ev", " ", "z", "z"}));
   EXPECT_EQ(round_trip(codec, "ev ler zz"), "ev ler zz");
 }
 
 TEST(StreamLayoutTest, OnlyASingleSpaceBeforeALetterRunIsCarried) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "ev  kedi"), (Pieces{"ev", " ", " ", "kedi"}));
-  EXPECT_EQ(shown(codec, "ev\tkedi"), (Pieces{"ev", "<0x09>", "kedi"}));
-  EXPECT_EQ(shown(codec, "ev\xC2\xA0kedi"), (Pieces{"ev", "<0xC2>", "<0xA0>", "kedi"}));
-  EXPECT_EQ(shown(codec, "ev .kedi"), (Pieces{"ev", " ", ".", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev  kedi"), (Pieces{"ev", " ", " ", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev\tkedi"), (Pieces{"ev", "<0x09>", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev\xC2\xA0kedi"), (Pieces{"ev", "<0xC2>", "<0xA0>", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev .kedi"), (Pieces{"ev", " ", ".", "kedi"}));
   for (const std::string s : {"ev  kedi", "ev\tkedi", "ev\xC2\xA0kedi", "ev .kedi", "ev 12 kedi"}) {
     EXPECT_EQ(round_trip(codec, s), s);
   }
@@ -88,11 +82,12 @@ TEST(StreamLayoutTest, OnlyASingleSpaceBeforeALetterRunIsCarried) {
 
 TEST(StreamLayoutTest, DigitsAndPunctuationTakeTheWordInitialPieceOfTheWholeSpan) {
   const PieceCodec codec = make_codec(true, false, {",", " ,", " 2026", "(", " ("});
-  EXPECT_EQ(shown(codec, "ev , kedi"), (Pieces{" ev", " ,", " kedi"}));
-  EXPECT_EQ(shown(codec, "ev 2026 ,"), (Pieces{" ev", " 2026", " ,"}));
-  EXPECT_EQ(shown(codec, "ev 2027"), (Pieces{" ev", " ", "<0x32>", "<0x30>", "<0x32>", "<0x37>"}));
-  EXPECT_EQ(shown(codec, "(ev)"), (Pieces{" (", "ev", "<0x29>"}));  // "(" starts the line
-  EXPECT_EQ(shown(codec, "ev,"), (Pieces{" ev", ","}));
+  EXPECT_EQ(id_strings(codec, "ev , kedi"), (Pieces{" ev", " ,", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev 2026 ,"), (Pieces{" ev", " 2026", " ,"}));
+  EXPECT_EQ(id_strings(codec, "ev 2027"),
+            (Pieces{" ev", " ", "<0x32>", "<0x30>", "<0x32>", "<0x37>"}));
+  EXPECT_EQ(id_strings(codec, "(ev)"), (Pieces{" (", "ev", "<0x29>"}));  // "(" starts the line
+  EXPECT_EQ(id_strings(codec, "ev,"), (Pieces{" ev", ","}));
   for (const std::string s : {"ev , kedi", "ev 2026 ,", "ev 2027", "(ev)", " (ev)", "ev,\n, ,"}) {
     EXPECT_EQ(round_trip(codec, s), s);
   }
@@ -100,11 +95,12 @@ TEST(StreamLayoutTest, DigitsAndPunctuationTakeTheWordInitialPieceOfTheWholeSpan
 
 TEST(StreamLayoutTest, CaseTokensComeBeforeTheWordInitialPiece) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "ev Kedi"), (Pieces{"ev", "<cap>", " kedi"}));
-  EXPECT_EQ(shown(codec, "ev KEDİ"), (Pieces{"ev", "<upper>", " kedi"}));
-  EXPECT_EQ(shown(codec, "ev EVLERDE"), (Pieces{"ev", "<upper_word>", " ev", "ler", "de"}));
+  EXPECT_EQ(id_strings(codec, "ev Kedi"), (Pieces{"ev", "<cap>", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev KEDİ"), (Pieces{"ev", "<upper>", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev EVLERDE"), (Pieces{"ev", "<upper_word>", " ev", "ler", "de"}));
   // The scope of <upper_word> ends at the next word-initial piece.
-  EXPECT_EQ(shown(codec, "EVLERDE kedi"), (Pieces{"<upper_word>", "ev", "ler", "de", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "EVLERDE kedi"),
+            (Pieces{"<upper_word>", "ev", "ler", "de", " kedi"}));
   for (const std::string s : {"ev Kedi", "ev KEDİ", "ev EVLERDE", "Ev Evlerde", "EVLERDE kedi"}) {
     EXPECT_EQ(round_trip(codec, s), s);
   }
@@ -112,20 +108,22 @@ TEST(StreamLayoutTest, CaseTokensComeBeforeTheWordInitialPiece) {
 
 TEST(StreamLayoutTest, AMixedCaseFirstPieceLeavesTheSpaceItsOwnId) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "ev kEdi"), (Pieces{"ev", " ", "<0x6B>", "<0x45>", "<0x64>", "<0x69>"}));
+  EXPECT_EQ(id_strings(codec, "ev kEdi"),
+            (Pieces{"ev", " ", "<0x6B>", "<0x45>", "<0x64>", "<0x69>"}));
   EXPECT_EQ(round_trip(codec, "ev kEdi"), "ev kEdi");
 }
 
 TEST(StreamLayoutTest, WithoutTheLinePrefixAWordAtTheStartIsPlain) {
   const PieceCodec codec = make_codec(false);
-  EXPECT_EQ(shown(codec, "kedi"), (Pieces{"kedi"}));
-  EXPECT_EQ(shown(codec, " kedi"), (Pieces{" kedi"}));
+  EXPECT_EQ(id_strings(codec, "kedi"), (Pieces{"kedi"}));
+  EXPECT_EQ(id_strings(codec, " kedi"), (Pieces{" kedi"}));
   EXPECT_EQ(round_trip(codec, " kedi\n kedi"), " kedi\n kedi");
 }
 
 TEST(StreamLayoutTest, AWordAtTheStartOfALineGetsTheIdsItGetsAfterASpace) {
   const PieceCodec codec = make_codec(true);
-  EXPECT_EQ(shown(codec, "Kedi ev\nkedi"), (Pieces{"<cap>", " kedi", " ev", "<0x0A>", " kedi"}));
+  EXPECT_EQ(id_strings(codec, "Kedi ev\nkedi"),
+            (Pieces{"<cap>", " kedi", " ev", "<0x0A>", " kedi"}));
   EXPECT_EQ(codec.encode("ev kedi").value()[1], codec.encode("kedi").value()[0]);
   EXPECT_EQ(round_trip(codec, "Kedi ev\nkedi"), "Kedi ev\nkedi");
   EXPECT_EQ(round_trip(codec, "kedi\r\nkedi\n\nkedi"), "kedi\r\nkedi\n\nkedi");
@@ -133,8 +131,8 @@ TEST(StreamLayoutTest, AWordAtTheStartOfALineGetsTheIdsItGetsAfterASpace) {
 
 TEST(StreamLayoutTest, ARealSpaceAtTheStartOfALineStaysItsOwnId) {
   const PieceCodec codec = make_codec(true);
-  EXPECT_EQ(shown(codec, " kedi"), (Pieces{" ", "kedi"}));
-  EXPECT_EQ(shown(codec, "ev\n kedi"), (Pieces{" ev", "<0x0A>", " ", "kedi"}));
+  EXPECT_EQ(id_strings(codec, " kedi"), (Pieces{" ", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "ev\n kedi"), (Pieces{" ev", "<0x0A>", " ", "kedi"}));
   for (const std::string s : {" kedi", "ev\n kedi", "  kedi", "\n\n ev", " \n ev ", ""}) {
     EXPECT_EQ(round_trip(codec, s), s);
   }
@@ -180,16 +178,16 @@ TEST(StreamLayoutTest, DecodeOfAWordInitialPieceKeepsItsSpaceInsideALine) {
 TEST(StreamLayoutTest, WithoutTheLayoutASpacedPieceIsAPlainPiece) {
   const PieceCodec codec =
       PieceCodec::create({"kedi", " kedi", " "}, std::make_shared<FnSegmenter>(morphemes)).value();
-  EXPECT_EQ(shown(codec, "kedi kedi"), (Pieces{"kedi", " ", "kedi"}));
+  EXPECT_EQ(id_strings(codec, "kedi kedi"), (Pieces{"kedi", " ", "kedi"}));
   EXPECT_EQ(codec.word_initial_id(codec.piece_id("kedi")), -1);
 }
 
 TEST(StreamLayoutTest, MergesJoinWholeMorphemesIntoTheFewestIds) {
   const PieceCodec codec = make_codec(false, true, {"larımız", "kitaplar", "ımızdan", " kitaplar"});
   // kitap lar ımız dan: kitaplar + ımızdan (2 ids) beats kitap + larımız + dan (3).
-  EXPECT_EQ(shown(codec, "kitaplarımızdan"), (Pieces{"kitaplar", "ımızdan"}));
-  EXPECT_EQ(shown(codec, "ev kitaplarımızdan"), (Pieces{"ev", " kitaplar", "ımızdan"}));
-  EXPECT_EQ(shown(codec, "evlerde"), (Pieces{"ev", "ler", "de"}));  // "evler" is not a piece
+  EXPECT_EQ(id_strings(codec, "kitaplarımızdan"), (Pieces{"kitaplar", "ımızdan"}));
+  EXPECT_EQ(id_strings(codec, "ev kitaplarımızdan"), (Pieces{"ev", " kitaplar", "ımızdan"}));
+  EXPECT_EQ(id_strings(codec, "evlerde"), (Pieces{"ev", "ler", "de"}));  // "evler" is not a piece
   EXPECT_EQ(codec.segment_word("Kitaplarımızdan").value(),
             (Pieces{"Kitap", "lar", "ımız", "dan"}));  // segment shows the segmenter's pieces
 }
@@ -197,12 +195,12 @@ TEST(StreamLayoutTest, MergesJoinWholeMorphemesIntoTheFewestIds) {
 TEST(StreamLayoutTest, MergesNeverCutInsideASegmenterPiece) {
   // "apl" and "arı" cross the boundaries of kitap|lar|ımız: never used, though in the vocabulary.
   const PieceCodec codec = make_codec(false, true, {"kit", "apl", "arı", "mız"});
-  EXPECT_EQ(shown(codec, "kitaplarımızdan"), (Pieces{"kitap", "lar", "ımız", "dan"}));
+  EXPECT_EQ(id_strings(codec, "kitaplarımızdan"), (Pieces{"kitap", "lar", "ımız", "dan"}));
 }
 
 TEST(StreamLayoutTest, WithoutMergesTheVocabularyDoesNotJoinPieces) {
   const PieceCodec codec = make_codec(false, false, {"kitaplar", "larımız"});
-  EXPECT_EQ(shown(codec, "kitaplarımızdan"), (Pieces{"kitap", "lar", "ımız", "dan"}));
+  EXPECT_EQ(id_strings(codec, "kitaplarımızdan"), (Pieces{"kitap", "lar", "ımız", "dan"}));
 }
 
 // Random words cut at random places, a vocabulary of random joins of their pieces: every cut of

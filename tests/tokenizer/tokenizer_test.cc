@@ -236,9 +236,10 @@ TEST(TokenizerTest, ApostropheRunsKeptWholeNeverReachTheModel) {
     ASSERT_TRUE(tok.ok()) << tok.status().to_string();
     ASSERT_TRUE((*tok)->prefetch({"Kitap'lar Çocuk'tan"}).ok());
     EXPECT_EQ((*tok)->model_created(), !turkish_apostrophe);
+    // Kept whole: the proper name and the suffix chain; else the model's pairs of "lar".
     EXPECT_EQ((*tok)->segment("Kitap'lar").value(),
-              turkish_apostrophe ? (std::vector<std::string>{"Kitap", "'", "lar"})
-                                 : (std::vector<std::string>{"Kitap", "'", "l", "a", "r"}));
+              turkish_apostrophe ? (std::vector<std::string>{"Kitap", "'lar"})
+                                 : (std::vector<std::string>{"Kitap", "'", "la", "r"}));
   }
 }
 
@@ -323,8 +324,8 @@ TEST(TokenizerTest, FailedModelCallIsThatCallsOwnAndTheNextCallRetries) {
   const Status again = (*tok)->encode("Evler okulda", &ids, false);
   ASSERT_TRUE(again.ok()) << again.to_string();
   EXPECT_EQ(ids, reference_ids("Evler okulda"));
-  // The model's pairs ev|le|r in vocabulary units (a run kept whole would back off to ev|ler).
-  EXPECT_EQ((*tok)->segment("Evler").value(), (std::vector<std::string>{"Ev", "l", "e", "r"}));
+  // The model's pairs ev|le|r (a run kept whole would be one piece).
+  EXPECT_EQ((*tok)->segment("Evler").value(), (std::vector<std::string>{"Ev", "le", "r"}));
   EXPECT_EQ(faults.created, 2);
   // A failed prefetch is the prefetching call's error; the runs are asked for again when encoded.
   faults.fail = 1;
@@ -507,10 +508,10 @@ TEST(TokenizerTest, ModelAnswersGetTheRootSnapBeforeTheyAreUsedOrCached) {
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   ASSERT_TRUE((*tok)->attach_cache(cache).ok());
   // The model cuts in pairs (ki ta pl ar); the snap cuts at the root end and nowhere inside the
-  // root, the model's cut among the suffixes stays: kitap l ar (ar, outside the vocabulary,
-  // backs off to its code points).
+  // root, the model's cut among the suffixes stays: kitap l ar (the ids back "ar", outside the
+  // vocabulary, off to its code points; segment shows the pieces).
   EXPECT_EQ((*tok)->segment("Kitaplar2").value(),
-            (std::vector<std::string>{"Kitap", "l", "a", "r", "2"}));
+            (std::vector<std::string>{"Kitap", "l", "ar", "2"}));
   const StatusOr<Segmenter*> model = (*tok)->model();
   ASSERT_TRUE(model.ok());
   EXPECT_EQ((*model)->segment({"kitaplar"}).value().front(),
@@ -597,7 +598,7 @@ TEST(TokenizerTest, RootSnapReadsThePrebuiltLexiconImage) {
   auto tok = load_any_text(dir);
   ASSERT_TRUE(tok.ok()) << tok.status().to_string();
   EXPECT_EQ((*tok)->segment("Kitaplar2").value(),
-            (std::vector<std::string>{"Kitap", "l", "a", "r", "2"}));  // as from the texts
+            (std::vector<std::string>{"Kitap", "l", "ar", "2"}));  // as from the texts
   // The snap read the image: a damaged one fails (ADamagedLexiconImageIsDataLossNamingIt).
 }
 
