@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Publishes the main job's report in docs/results.md: the block between the lines
-# "<!-- report:begin -->" and "<!-- report:end -->" is replaced by RUN_DIR/eval/report.md,
-# stamped once with the report's date and this checkout's commit (git describe --always --dirty).
-# The report is copied as it is, except that its headings move two levels down (so they nest
-# under the section holding the block) and its image lines are left out (the PNG figures stay in
-# RUN_DIR/eval/figures/, outside the repository). docs/results.md is written atomically.
+# Publishes the main job's headline comparison in docs/results.md: the block between the lines
+# "<!-- report:begin -->" and "<!-- report:end -->" is replaced by the table that
+# scripts/results_table.py makes of RUN_DIR/eval/report.json (segmentation F1 seen / unseen,
+# round trip, MAP), stamped once with the report's date and this checkout's commit (git describe
+# --always --dirty). Every other table stays in RUN_DIR/eval/report.md. docs/results.md is written
+# atomically.
 # Usage: scripts/publish_results.sh RUN_DIR   (e.g. runs/main, after bash scripts/main.sh)
 set -euo pipefail
 if [ $# -ne 1 ]; then
   echo "usage: scripts/publish_results.sh RUN_DIR" >&2
   exit 2
 fi
-shown=${1%/}/eval/report.md
+shown=${1%/}/eval/report.json
 if [ ! -f "$shown" ]; then
   echo "error: $shown not found" >&2
-  echo "hint: run bash scripts/main.sh first; it writes runs/main/eval/report.md" >&2
+  echo "hint: run bash scripts/main.sh first; it writes runs/main/eval/report.json" >&2
   exit 1
 fi
 report=$(realpath "$shown")
 cd "$(dirname "$0")/.."
-doc=docs/results.md
+doc=${RESULTS_DOC:-docs/results.md}  # RESULTS_DOC: another file (tests)
 begin='<!-- report:begin -->'
 end='<!-- report:end -->'
 if [ "$(grep -cxF "$begin" "$doc")" != 1 ] || [ "$(grep -cxF "$end" "$doc")" != 1 ] ||
@@ -31,20 +31,15 @@ fi
 stamp="Measured $(date -r "$report" +%F) at commit $(git describe --always --dirty) ($shown)."
 
 tmp=$(mktemp "$doc.tmp.XXXXXX")
-trap 'rm -f "$tmp"' EXIT
-awk -v begin="$begin" -v end="$end" -v stamp="$stamp" -v report="$report" '
+block=$(mktemp)
+trap 'rm -f "$tmp" "$block"' EXIT
+python3 scripts/results_table.py "$report" > "$block"
+printf '\n%s\n' "$stamp" >> "$block"
+awk -v begin="$begin" -v end="$end" -v block="$block" '
   $0 == begin {
     print
-    print stamp
-    print ""
-    blank = 1
-    while ((getline line < report) > 0) {
-      if (line ~ /^!\[.*\]\(.*\)$/) continue
-      if (line ~ /^#/) line = "##" line
-      if (line == "") { if (blank) continue; blank = 1 } else blank = 0
-      print line
-    }
-    close(report)
+    while ((getline line < block) > 0) print line
+    close(block)
     skipping = 1
     next
   }
@@ -53,5 +48,6 @@ awk -v begin="$begin" -v end="$end" -v stamp="$stamp" -v report="$report" '
 ' "$doc" > "$tmp"
 chmod --reference="$doc" "$tmp"
 mv "$tmp" "$doc"
+rm -f "$block"
 trap - EXIT
 echo "published $shown into $doc: $stamp"

@@ -220,6 +220,9 @@ if(MORPHEUS_WITH_TORCH)
   add_test(NAME cli.stream_segment COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/stream_segment.sh
     $<TARGET_FILE:morpheus> ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli.stream_segment PROPERTIES LABELS e2e)
+  add_test(NAME cli.publish_results COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/publish_results.sh
+    ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli.publish_results PROPERTIES LABELS e2e)
   morpheus_cli_test(neural_export_needs_words 1 --stderr-has "exactly one of --words"
     -- ${M} export --checkpoint ${TDATA} --out /tmp/x)
   morpheus_cli_test(neural_embed_bad_ext 1 --stderr-has ".npy or .vec"
