@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// device_check: the checks of scripts/gpu_check.sh that need the model in process, on a real
+// device_check: the checks of dev/gpu_check.sh that need the model in process, on a real
 // batch (the first --batch-windows windows of PREPDIR/train.cache) and seeded random weights.
 //   device_check --data PREPDIR [--config FILE] [--set section.key=value]... [--batch-windows 256]
 //                [--reps 5] [--threads N] [--dp-device auto|cpu|cuda] [--shapes-out FILE]

@@ -174,7 +174,7 @@ StatusOr<std::vector<ScaleSpec>> read_scales(const json& study) {
   const json scales = member_or_null(study, "scales");
   if (!scales.is_array() || scales.empty()) {
     return invalid_argument("study.json has no \"scales\"",
-                            "write it with the current scripts/lm_study.sh: \"scales\": "
+                            "write it with the current studies/lm_study.sh: \"scales\": "
                             "[{\"name\", \"config\", \"info\", \"seeds\"}, …]");
   }
   std::vector<ScaleSpec> out;
@@ -207,7 +207,7 @@ StatusOr<SystemData> read_system(const std::string& dir, const std::vector<Scale
 StatusOr<std::vector<SystemData>> read_systems(const std::string& study_dir,
                                                const std::vector<ScaleSpec>& scales) {
   const std::string root = path_join(study_dir, "systems");
-  if (!dir_exists(root)) return not_found(root + " does not exist", "run scripts/lm_study.sh");
+  if (!dir_exists(root)) return not_found(root + " does not exist", "run studies/lm_study.sh");
   std::vector<std::string> dirs;
   for (const auto& entry : fs::directory_iterator(root)) dirs.push_back(entry.path().string());
   std::sort(dirs.begin(), dirs.end());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The language-model study's report (scripts/lm_study.sh → `morpheus lm report`): reads a study
+// The language-model study's report (studies/lm_study.sh → `morpheus lm report`): reads a study
 // directory, computes the statistics over seeds and writes report.md, report.json (every number
 // of report.md's tables) and bpc_vs_step.png (one panel per scale).
 //

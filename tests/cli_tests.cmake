@@ -196,12 +196,12 @@ if(MORPHEUS_WITH_TORCH)
     env MORPHEUS_SHARED_DATA=@SHARED@ ${CMAKE_CURRENT_SOURCE_DIR}/cli/choose_threshold.sh ${MF}
     ${TDATA}/prepare ${PROJECT_SOURCE_DIR}/configs/tiny.json)
   set_tests_properties(cli.choose_threshold PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
-  # The student study's diagnosis script (scripts/boundary_breakdown.py) on UD types tune words.
+  # The student study's diagnosis script (studies/boundary_breakdown.py) on UD types tune words.
   add_test(NAME cli.boundary_breakdown COMMAND ${SHARED_DATA} gold/ud_types_segmentation.tsv --
     ${CMAKE_CURRENT_SOURCE_DIR}/cli/boundary_breakdown.sh ${MF}
     @SHARED@/gold/ud_types_segmentation.tsv)
   set_tests_properties(cli.boundary_breakdown PROPERTIES LABELS e2e SKIP_RETURN_CODE 77)
-  # Its objective ablation's summary (scripts/objective_ablation_summary.py), the same words.
+  # Its objective ablation's summary (studies/objective_ablation_summary.py), the same words.
   add_test(NAME cli.objective_ablation_summary COMMAND ${SHARED_DATA}
     gold/ud_types_segmentation.tsv -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/objective_ablation_summary.sh
     ${MF} @SHARED@/gold/ud_types_segmentation.tsv)
@@ -233,7 +233,7 @@ if(MORPHEUS_WITH_TORCH)
   # neighbors --queries, index build and neighbors --faiss on generated vectors (no model).
   add_test(NAME cli.retrieval COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/retrieval.sh ${MF})
   set_tests_properties(cli.retrieval PROPERTIES LABELS e2e)
-  # The language-model study end to end (scripts/lm_study.sh) on a 2-step tiny model, the first
+  # The language-model study end to end (studies/lm_study.sh) on a 2-step tiny model, the first
   # 600 npm corpus lines and a one-layer GPT; and the lm commands' widths and errors.
   add_test(NAME cli.lm_study COMMAND ${SHARED_DATA} corpus/dev_ud_sentences.txt hybrid/kokler.json
     -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/lm_study.sh ${MF} ${TDATA}/prepare
@@ -372,11 +372,11 @@ morpheus_ci_test(missing_data_skips_shell_outside_ci 77 --stdout-has "skipped: n
   -- env -u CI MORPHEUS_SHARED_DATA=${EMPTY_SHARED} ${SHARED_DATA} corpus/dev_ud_sentences.txt
      -- true)
 
-# The device check (scripts/gpu_check.sh) end to end on the CPU: a fixture prepared directory,
+# The device check (dev/gpu_check.sh) end to end on the CPU: a fixture prepared directory,
 # device_check, tiny and paper training, export and segment with CUDA hidden, model-server speed;
 # every CUDA row reads "skipped (no CUDA)". Needs bench/device_check.
 if(MORPHEUS_WITH_TORCH AND MORPHEUS_BUILD_BENCH)
   add_test(NAME cli.gpu_check_smoke COMMAND ${EXPECT} 0 --stdout-has "skipped (no CUDA)"
-    -- bash ${PROJECT_SOURCE_DIR}/scripts/gpu_check.sh --smoke ${CMAKE_BINARY_DIR})
+    -- bash ${PROJECT_SOURCE_DIR}/dev/gpu_check.sh --smoke ${CMAKE_BINARY_DIR})
   set_tests_properties(cli.gpu_check_smoke PROPERTIES LABELS e2e TIMEOUT 300)
 endif()

@@ -350,7 +350,7 @@ void add_lm_info_and_report(CLI::App& lm, CommandRegistry& registry) {
   CLI::App* report = lm.add_subcommand(
       "report",
       "Write STUDY/report.md, STUDY/report.json and STUDY/bpc_vs_step.png from a study directory "
-      "(scripts/lm_study.sh; layout in lm/README.md)");
+      "(studies/lm_study.sh; layout in lm/README.md)");
   report->add_option("--study", *study, "Study directory")->required();
   registry.add(report, [study] { return lm::write_study_report(*study); });
 }

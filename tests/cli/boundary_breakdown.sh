@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # boundary_breakdown.sh MORPHEUS UD_TYPES_GOLD
-# scripts/boundary_breakdown.py on the first words of the UD types tune part: a system that
+# studies/boundary_breakdown.py on the first words of the UD types tune part: a system that
 # writes the gold's first alternative scores 1 everywhere, whole words score 0, a system that
 # adds one cut inside every root keeps stem recall and suffix P/R at 1 and loses exactly those
 # cuts as "FP root"; a gold file holding a report-part word is refused.
@@ -11,7 +11,7 @@ m=$1 gold=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-script=$morpheus_repo_dir/scripts/boundary_breakdown.py
+script=$morpheus_repo_dir/studies/boundary_breakdown.py
 ud_tune_systems "$m" "$gold" "$dir" || fail "the systems"
 python3 "$script" --gold-set ud_types --gold "$dir/gold.tsv" --seg exact="$dir/exact.seg" \
   --seg whole="$dir/whole.seg" --seg rootcut="$dir/rootcut.seg" --compare rootcut:exact \

@@ -11,6 +11,10 @@
 #                            `M prepare` of the tiny corpus PREP (tests/data/prepare) into DIR/data
 #                            and `M train` of CONFIG for 2 steps into DIR/run (DIR/run/final);
 #                            returns 1 naming the step that failed.
+#   tiny_model_test NAME "$@"
+#                            the start of a test of a tiny model, NAME MORPHEUS PREPARE_DIR
+#                            CONFIG: checks the arguments, sets m, prep, config and dir (a
+#                            temp directory removed at exit) and runs tiny_model into dir.
 #   ud_tune_systems M UD_TYPES_GOLD DIR
 #                            the first 40 words of the UD types tune part (DIR/gold.tsv, header
 #                            kept) and three segmentations of them keyed by the study scripts'
@@ -51,12 +55,22 @@ tiny_model() {
     { echo "tiny_model: train failed"; return 1; }
 }
 
+tiny_model_test() {
+  local name=$1
+  shift
+  [ $# = 3 ] || { echo "FAIL: usage: $name MORPHEUS PREPARE_DIR CONFIG"; exit 1; }
+  m=$1 prep=$2 config=$3
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  tiny_model "$m" "$prep" "$config" "$dir" || { echo "FAIL: tiny model"; exit 1; }
+}
+
 ud_tune_systems() {
   local m=$1 gold=$2 dir=$3
   "$m" -q gold-split --gold ud_types --part tune "$gold" -o "$dir/tune.tsv" ||
     { echo "ud_tune_systems: gold-split failed"; return 1; }
   head -n 41 "$dir/tune.tsv" > "$dir/gold.tsv"
-  python3 - "$dir" "$morpheus_repo_dir/scripts" <<'PY' || { echo "ud_tune_systems: failed"; return 1; }
+  python3 - "$dir" "$morpheus_repo_dir/studies" <<'PY' || { echo "ud_tune_systems: failed"; return 1; }
 import sys
 d = sys.argv[1]
 sys.path.insert(0, sys.argv[2])

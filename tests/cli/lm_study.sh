@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lm_study.sh MORPHEUS PREPARE_DIR CONFIG
-# Runs scripts/lm_study.sh end to end on a stand-in for the main job's artifacts: the first 600
+# Runs studies/lm_study.sh end to end on a stand-in for the main job's artifacts: the first 600
 # lines of the npm corpus as the training text (10 % held out), the study's own Morpheus model
 # (prepare with a given teacher, 2 training steps, threshold 0.5), tokenizers at 1,024 ids, a
 # one-layer 16-wide GPT for 3 steps at two scales (seeds 1 2, then 1; the second scale runs the
@@ -34,7 +34,7 @@ run_study() {
     LM_SET="lm.layers=1 lm.heads=2 lm.d_model=16 lm.equalize_vocab=1024
     lm.context=16 lm.batch_size=2 lm.steps=3 lm.warmup_steps=1 lm.eval_every=2
     lm.checkpoint_every=2 lm.log_every=1 lm.threads=1" \
-    bash scripts/lm_study.sh "$r") > "$dir/log$1" 2>&1 || { cat "$dir/log$1"; fail "study $1"; }
+    bash studies/lm_study.sh "$r") > "$dir/log$1" 2>&1 || { cat "$dir/log$1"; fail "study $1"; }
 }
 run_study 1
 lm=$dir/lm

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # objective_ablation_summary.sh MORPHEUS UD_TYPES_GOLD
-# scripts/objective_ablation_summary.py on the first words of the UD types tune part, two seeds:
+# studies/objective_ablation_summary.py on the first words of the UD types tune part, two seeds:
 # a reference that writes the gold's first alternative (both seeds), and a variant that adds one
 # cut inside every root with seed 1 and keeps every word whole with seed 2. The reference scores
 # 1 and its seed spread 0; the variant's per-seed differences are those of the two systems (root
@@ -9,7 +9,7 @@ set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
-m=$1 gold=$2 script=$morpheus_repo_dir/scripts/objective_ablation_summary.py
+m=$1 gold=$2 script=$morpheus_repo_dir/studies/objective_ablation_summary.py
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/gold" "$dir/seg"
 ud_tune_systems "$m" "$gold" "$dir" || fail "the systems"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stream_segment.sh MORPHEUS REPO
-# scripts/stream_segment.py on the format-3 fixture directory (tests/data/format3_bpe: no merges,
+# studies/stream_segment.py on the format-3 fixture directory (tests/data/format3_bpe: no merges,
 # so the stream keeps every cut of the segmenter): for lower-case words its cuts are those of
 # `morpheus segment` (the segmenter's pieces) plus the backoff cuts inside pieces the vocabulary
 # lacks, and the pieces of every word concatenate to it (capitalised words included).
@@ -14,7 +14,7 @@ tok=$repo/tests/data/format3_bpe
 tr ' ' '\n' < "$repo/tests/data/format3_bpe_text.txt" | grep -E '^[a-zçğıöşü]+$' | sort -u |
   head -n 200 > "$dir/words"
 [ "$(wc -l < "$dir/words")" -ge 50 ] || fail "too few words"
-python3 "$repo/scripts/stream_segment.py" "$m" "$tok" "$dir/words" "$dir/stream" || fail "stream_segment"
+python3 "$repo/studies/stream_segment.py" "$m" "$tok" "$dir/words" "$dir/stream" || fail "stream_segment"
 "$m" segment --model "$tok" "$dir/words" > "$dir/segment" || fail "segment"
 python3 - "$dir/stream" "$dir/segment" "$tok/pieces.json" <<'PY' || fail "stream cuts"
 import json, sys
@@ -42,7 +42,7 @@ for (word, stream), (word2, seg) in zip(rows(sys.argv[1]), rows(sys.argv[2])):
 assert same >= len(rows(sys.argv[1])) // 2, same
 PY
 printf 'Kitaplarımızdan\nİSTANBUL\nkitap\n' > "$dir/cased"
-python3 "$repo/scripts/stream_segment.py" "$m" "$tok" "$dir/cased" > "$dir/cased.out" || fail "cased"
+python3 "$repo/studies/stream_segment.py" "$m" "$tok" "$dir/cased" > "$dir/cased.out" || fail "cased"
 python3 - "$dir/cased.out" <<'PY' || fail "pieces do not spell their word"
 import sys
 for line in open(sys.argv[1], encoding="utf-8"):

@@ -37,12 +37,12 @@ Usage:
   # the tune gold lines, and the word list to segment (lower-cased, one per line)
   build/dev/tools/morpheus gold-split --gold penn --part tune \\
       ../shared/data/gold/penn_tokens_segmentation.tsv -o runs/study/penn_tune.tsv
-  python3 scripts/boundary_breakdown.py --gold-set penn --gold runs/study/penn_tune.tsv \\
+  python3 studies/boundary_breakdown.py --gold-set penn --gold runs/study/penn_tune.tsv \\
       --list-words > runs/study/penn_words.txt
   build/dev/tools/morpheus segment --model runs/main/tokenizer runs/study/penn_words.txt \\
       > runs/study/seg/morpheus.tsv            # and so on, one file per system
   # the tables
-  python3 scripts/boundary_breakdown.py --gold-set penn --gold runs/study/penn_tune.tsv \\
+  python3 studies/boundary_breakdown.py --gold-set penn --gold runs/study/penn_tune.tsv \\
       --seg morpheus=runs/study/seg/morpheus.tsv \\
       --seg teacher-semi-snap=runs/study/seg/teacher-semi-snap.tsv \\
       --seen runs/main/types.tsv --compare morpheus:teacher-semi-snap > penn.md

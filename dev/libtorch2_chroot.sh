@@ -7,7 +7,7 @@
 # its packages and the build tree. Needs root (debootstrap, mount, chroot); the one change to the
 # host is bookworm's debootstrap package, installed when missing.
 #
-# Usage: scripts/libtorch2_chroot.sh [--no-test] [ROOT] [-- CTEST_ARG...]
+# Usage: dev/libtorch2_chroot.sh [--no-test] [ROOT] [-- CTEST_ARG...]
 #   ROOT       the chroot folder (default /work/trixie-root), outside the checkout
 #   --no-test  configure and build only
 #   CTEST_ARG  passed to ctest (default: -j 2; e.g. -- -R Model -j 2)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Summary table of the objective ablation (scripts/objective_ablation.sh), TUNE part only.
+"""Summary table of the objective ablation (studies/objective_ablation.sh), TUNE part only.
 
 Reads the tune gold files (GOLD_DIR/<set>_tune.tsv, what `morpheus gold-split --part tune`
 prints) and one segmentation file per model (SEG_DIR/<variant>-s<seed>.tsv), scores them with
-scripts/boundary_breakdown.py's definitions, and prints one markdown table: the full model's
+studies/boundary_breakdown.py's definitions, and prints one markdown table: the full model's
 figures, then for each ablated variant the difference to the full model of the same seed,
 averaged over the seeds, with the per-seed differences in brackets; last, the reference of each
 further seed against the first seed's (how far a seed alone moves the figures). Columns per gold

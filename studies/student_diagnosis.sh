@@ -3,8 +3,8 @@
 # student (runs/main/tokenizer) wins or loses against its teacher with the root snap
 # (teacher-semi-snap) and against the unsup student, by boundary type (the stem edge vs the
 # later boundaries), word length and seen/unseen, with paired bootstrap intervals
-# (scripts/boundary_breakdown.py). Writes OUT/<gold set>.md and OUT/seg/<system>.tsv.
-# Usage: scripts/student_diagnosis.sh [RUN_DIR] [OUT]   (defaults: runs/main, runs/study)
+# (studies/boundary_breakdown.py). Writes OUT/<gold set>.md and OUT/seg/<system>.tsv.
+# Usage: studies/student_diagnosis.sh [RUN_DIR] [OUT]   (defaults: runs/main, runs/study)
 # MORPHEUS: the front (default build/dev/tools/morpheus); MORPHEUS_SHARED_DATA: the shared data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ declare -A file=([mc2010]=mc2010_tur_trainset.tsv [ud_types]=ud_types_segmentati
 sets=(mc2010 ud_types penn ud_stem_boundary)
 for g in "${sets[@]}"; do
   "$M" -q gold-split --gold "$g" --part tune "$gold_dir/${file[$g]}" -o "$out/gold/$g.tsv"
-  python3 scripts/boundary_breakdown.py --gold-set "$g" --gold "$out/gold/$g.tsv" --list-words
+  python3 studies/boundary_breakdown.py --gold-set "$g" --gold "$out/gold/$g.tsv" --list-words
 done | LC_ALL=C sort -u > "$out/words.txt"
 declare -A segment=(
   [morpheus]="$M segment --model $run/tokenizer"
@@ -32,7 +32,7 @@ for s in morpheus morpheus-unsup teacher-semi-snap; do
   ${segment[$s]} "$out/words.txt" > "$out/seg/$s.tsv"
 done
 for g in "${sets[@]}"; do
-  python3 scripts/boundary_breakdown.py --gold-set "$g" --gold "$out/gold/$g.tsv" \
+  python3 studies/boundary_breakdown.py --gold-set "$g" --gold "$out/gold/$g.tsv" \
     --seg morpheus="$out/seg/morpheus.tsv" --seg teacher-semi-snap="$out/seg/teacher-semi-snap.tsv" \
     --seg morpheus-unsup="$out/seg/morpheus-unsup.tsv" --seen "$run/types.tsv" \
     --compare morpheus:teacher-semi-snap --compare morpheus:morpheus-unsup > "$out/$g.md"

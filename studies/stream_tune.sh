@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chooses the id stream's shares (export --word-initial-share, --merge-share) on the training
 # text's own held-out part, never on the language-model study's validation text or a gold report
-# part. Usage: scripts/stream_tune.sh CHECKPOINT TRAIN OUT [SETTING...]
+# part. Usage: studies/stream_tune.sh CHECKPOINT TRAIN OUT [SETTING...]
 #   CHECKPOINT  the study's Morpheus model (runs/lm/morpheus/semi/train/final)
 #   TRAIN       the study's training part (runs/lm/data/train.txt: the validation lines are out)
 #   SETTING     NAME=export options, e.g. "wi25-m10=--word-initial-share 0.25 --merge-share 0.1"

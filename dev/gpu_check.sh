@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The device check: on a CUDA machine with pip PyTorch, builds against its LibTorch and measures,
 # in one command of under 8 minutes, what needs a GPU; prints one markdown table.
-#   bash scripts/gpu_check.sh                    on the GPU machine (needs .gpu/ from
-#                                                scripts/gpu_deps.sh); table and logs in $OUT
-#   bash scripts/gpu_check.sh --smoke BUILD_DIR  here and in CI: the same steps on the CPU with
+#   bash dev/gpu_check.sh                    on the GPU machine (needs .gpu/ from
+#                                                dev/gpu_deps.sh); table and logs in $OUT
+#   bash dev/gpu_check.sh --smoke BUILD_DIR  here and in CI: the same steps on the CPU with
 #                                                tiny step counts and BUILD_DIR's binaries (no
 #                                                build) on a prepared directory made from
 #                                                tests/data/prepare; CUDA rows "skipped (no CUDA)"
@@ -33,7 +33,7 @@ repo=$(pwd)
 mode=gpu build=build/gpu outdir=${OUT:-}
 skip=,
 usage() {
-  echo "usage: scripts/gpu_check.sh [--smoke BUILD_DIR] [--out DIR] [--skip ROW,...]" >&2
+  echo "usage: dev/gpu_check.sh [--smoke BUILD_DIR] [--out DIR] [--skip ROW,...]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -405,7 +405,7 @@ elif [ "$ready" = 1 ] && ! late; then
   wv=$(wc -l < "$data/words.tsv") rv=$(wc -l < "$data/roots.tsv")
   ref=$outdir/reference.json
   if (cd "$work" && step_to "$work/ref.out" reference 180 env PYTHONUNBUFFERED=1 python3 \
-      "$repo/scripts/reference_train_bench.py" "$repo/.gpu/reference" --shapes "$work/shapes.txt" \
+      "$repo/studies/reference_train_bench.py" "$repo/.gpu/reference" --shapes "$work/shapes.txt" \
       --word-vocab "$wv" --root-vocab "$rv" --steps 5 --warmup 2) &&
       grep '^{"check": "reference"' "$work/ref.out" | tail -1 > "$ref" &&
       [ -s "$ref" ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Fills .gpu/ (git-ignored) with what scripts/gpu_check.sh needs on a GPU machine that has pip
+# Fills .gpu/ (git-ignored) with what dev/gpu_check.sh needs on a GPU machine that has pip
 # PyTorch (LibTorch, CMake, ninja, nvcc) but none of Debian's development packages and no network.
 # Runs on the Debian machine where scripts/setup.sh ran and `morpheus` is built.
-#   scripts/gpu_deps.sh [--reference PATH] [--sentences N] [--morpheus BIN]
+#   dev/gpu_deps.sh [--reference PATH] [--sentences N] [--morpheus BIN]
 #     --reference PATH  the reference implementation: a checkout of
 #                       github.com/lonewolf-rd/TurkishMorpheus or its git directory; without it,
 #                       a shallow clone is tried, and without one the reference row is skipped
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --reference) reference=$2; shift 2 ;;
     --sentences) sentences=$2; shift 2 ;;
     --morpheus) morpheus=$2; shift 2 ;;
-    *) echo "usage: scripts/gpu_deps.sh [--reference PATH] [--sentences N] [--morpheus BIN]" >&2
+    *) echo "usage: dev/gpu_deps.sh [--reference PATH] [--sentences N] [--morpheus BIN]" >&2
        exit 2 ;;
   esac
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# study.json of the language-model study (scripts/lm_study.sh; read by `morpheus lm report`):
+# study.json of the language-model study (studies/lm_study.sh; read by `morpheus lm report`):
 # the setup and notes of the report, its scales, and the paragraph attributing the gap between
 # Morpheus and off-the-shelf SentencePiece to case handling and to segmentation, computed from
 # the finished runs (mean BPC over each scale's seeds).

@@ -6,7 +6,7 @@
                              [--word-vocab N] [--root-vocab N] [--set key=value ...]
 
 REF_DIR holds the reference's Python sources (src/model_development/..., src/common/...; a
-checkout of github.com/lonewolf-rd/TurkishMorpheus, or the copy scripts/gpu_deps.sh makes). The
+checkout of github.com/lonewolf-rd/TurkishMorpheus, or the copy dev/gpu_deps.sh makes). The
 harness builds the reference's own MorpheusTrainer (model, MLM head, SGNS and contrastive losses,
 AdamW parameter groups, LR schedule, TF32 switch, DataLoader with its workers and pinned memory)
 from its TrainingConfig defaults, which are the paper configuration, and runs the trainer's own

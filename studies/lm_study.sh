@@ -2,7 +2,7 @@
 # The language-model study (lm/README.md): does a GPT learn Turkish better on Morpheus ids, and
 # how much of a difference is segmentation rather than case handling? Validation bits per
 # character at equal compute, reversible tokenizers only, at two model scales.
-# Usage: scripts/lm_study.sh [RUN_DIR]        RUN_DIR: the main job's artifacts (default runs/main)
+# Usage: studies/lm_study.sh [RUN_DIR]        RUN_DIR: the main job's artifacts (default runs/main)
 # Reads RUN_DIR/unsup/prepare/corpus.txt (the main job's training text), RUN_DIR/mc2010_tune.tsv
 # and RUN_DIR/mc2010_annotations.tsv, and ../shared/data (dev sentences, gold sets, hybrid lexicon).
 #   1. data      5 % of the training text's lines (by a hash of the line, `morpheus lm split`) are
@@ -308,7 +308,7 @@ for name in $SYSTEMS; do
 done
 
 stage "report"
-python3 scripts/lm_study_json.py "$OUT" "$CORPUS" "$DEV" "$SCALES" "$SEEDS" "$SEEDS_LARGER" \
+python3 studies/lm_study_json.py "$OUT" "$CORPUS" "$DEV" "$SCALES" "$SEEDS" "$SEEDS_LARGER" \
   "morpheus-$K" "$DEVICE" "$JOBS" "$(($(date +%s) - start))"
 $M lm report --study "$OUT"
 stage "done: $OUT/report.md"

@@ -4,12 +4,12 @@
 # weight set to 0 (skip-gram, root-contrastive, character MLM), for each seed; every model is
 # exported with the shipped export options (RUN_DIR/semi/threshold/export_args.txt: the threshold
 # chosen on tune and the root snap) and scored by boundary type against the full model of the
-# same seed (scripts/objective_ablation_summary.py). The full model of the main job's seed (its
+# same seed (studies/objective_ablation_summary.py). The full model of the main job's seed (its
 # train/config.json) is the main job's checkpoint; every other model is trained here.
 # Writes OUT/train/<variant>-s<seed>, OUT/tokenizer/…, OUT/seg/…, OUT/summary.md.
-# Usage: scripts/objective_ablation.sh [RUN_DIR] [OUT] [SEED…]
+# Usage: studies/objective_ablation.sh [RUN_DIR] [OUT] [SEED…]
 #   (defaults: runs/main, runs/ablation, seeds 1337 2)
-# Needs the tune words of scripts/student_diagnosis.sh (runs/study/words.txt, runs/study/gold);
+# Needs the tune words of studies/student_diagnosis.sh (runs/study/words.txt, runs/study/gold);
 # MORPHEUS: the front (default build/dev/tools/morpheus). Each training is one tiny epoch
 # (8-19 min on 2 cores; a training keeps about one core busy, so two runners in parallel,
 # each with its own seeds or VARIANTS, finish sooner); finished stages are reused.
@@ -24,7 +24,7 @@ study=${STUDY:-runs/study}
 for f in "$M" "$run/semi/prepare/prepare.json" "$run/semi/train/final/meta.json" \
     "$run/semi/train/config.json" "$run/semi/threshold/export_args.txt" "$run/types.tsv" \
     "$study/words.txt" "$study/gold"; do
-  [ -e "$f" ] || { echo "missing $f (run scripts/main.sh, then scripts/student_diagnosis.sh)" >&2
+  [ -e "$f" ] || { echo "missing $f (run scripts/main.sh, then studies/student_diagnosis.sh)" >&2
     exit 1; }
 done
 declare -A weight=([full]="" [no-sgns]="model.sgns_weight=0" [no-ctr]="model.ctr_weight=0"
@@ -63,6 +63,6 @@ for seed in "${seeds[@]}"; do
     fi
   done
 done
-python3 scripts/objective_ablation_summary.py --gold-dir "$study/gold" --seg-dir "$out/seg" \
+python3 studies/objective_ablation_summary.py --gold-dir "$study/gold" --seg-dir "$out/seg" \
   --seen "$run/types.tsv" --seeds "${seeds[@]}" --variants "${variants[@]}" > "$out/summary.md"
 echo "$out/summary.md"
