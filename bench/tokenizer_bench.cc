@@ -303,10 +303,10 @@ int main(int argc, char** argv) {
   bench_cold_segmentation(model, chars_vocab, runs.folded_set);
   infer::ExportOptions ex;
   ex.checkpoint = ckpt;
-  ex.words = words_path;
-  ex.out = tok;
-  ex.vocab_size = 32000;
-  ex.min_count = 1;
+  ex.writer.words = words_path;
+  ex.writer.out = tok;
+  ex.writer.vocab_size = 32000;
+  ex.writer.min_count = 1;
   if (Status s = infer::export_tokenizer(ex); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.to_string().c_str());
     return 1;

@@ -491,6 +491,16 @@ json stream_config(const StreamOptions& stream) {
           {"merge_share", stream.merge_share}};
 }
 
+json writer_settings(const WriterOptions& options) {
+  return {{"words", options.words},
+          {"text", options.text},
+          {"vocab_size", options.vocab_size},
+          {"special_tokens", options.special_tokens},
+          {"user_symbols", options.user_symbols},
+          {"min_count", options.min_count},
+          {"stream", stream_config(options.stream)}};
+}
+
 namespace {
 
 // The config (morpheus.json) without its self-tests; `files` holds the checksums of the written

@@ -109,6 +109,10 @@ struct WriterSummary {
   double seconds = 0;
 };
 
+// The writer's settings of `options` as a provenance's "export_options" entries: words, text,
+// vocab_size, special_tokens, user_symbols, min_count, stream (stream_config).
+nlohmann::json writer_settings(const WriterOptions& options);
+
 // Ids before the pieces and after them (bytes, case tokens, special tokens, user symbols).
 size_t reserved_ids(const WriterOptions& options);
 // The options a writer refuses: a vocabulary with no room for pieces, bad special tokens or user

@@ -43,7 +43,7 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
                                                              std::string chars_path) {
     std::unique_ptr<ModelRunSegmenter> seg(
         new ModelRunSegmenter(options, model, chars, std::move(chars_path)));
-    seg->weights_path_ = temp_path_for(options.out + ".model.weights");
+    seg->weights_path_ = temp_path_for(options.writer.out + ".model.weights");
     MORPHEUS_RETURN_IF_ERROR(write_engine_weights(model, seg->weights_path_));
     engine::EngineSegmenterOptions engine_options;
     engine_options.threshold = options.threshold;
@@ -123,7 +123,7 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
 };
 
 Status check_export_options(const ExportOptions& options) {
-  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(writer_options(options)));
+  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(options.writer));
   if (!(options.inflection_weight > 0 && options.inflection_weight <= 1)) {
     return invalid_argument("--inflection-weight must be in (0, 1], got " +
                             std::to_string(options.inflection_weight));
@@ -140,24 +140,19 @@ Status check_export_options(const ExportOptions& options) {
 StatusOr<json> provenance(const ExportOptions& options) {
   ProvenanceInputs inputs;
   inputs.checkpoint = options.checkpoint;
-  inputs.inputs = {
-      {"words", options.words}, {"text", options.text}, {"eval_report", options.card_eval}};
-  inputs.export_options = json{{"checkpoint", options.checkpoint},
-                               {"words", options.words},
-                               {"text", options.text},
-                               {"vocab_size", options.vocab_size},
-                               {"special_tokens", options.special_tokens},
-                               {"user_symbols", options.user_symbols},
-                               {"min_count", options.min_count},
-                               {"threshold", options.threshold},
-                               {"root_snap", options.root_snap},
-                               {"stream", exporter::stream_config(options.stream)},
-                               {"embedding", engine::embedding_pooling_name(options.embedding)},
-                               {"inflection_weight", options.inflection_weight},
-                               {"device", options.device.str()}};
-  if (options.root_snap) {
-    inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.root_lexicon},
-                                               {"suffix_lexicon", options.suffix_lexicon}});
+  inputs.inputs = {{"words", options.writer.words},
+                   {"text", options.writer.text},
+                   {"eval_report", options.writer.card_eval}};
+  inputs.export_options = exporter::writer_settings(options.writer);
+  inputs.export_options.update({{"checkpoint", options.checkpoint},
+                                {"threshold", options.threshold},
+                                {"root_snap", options.writer.root_snap},
+                                {"embedding", engine::embedding_pooling_name(options.embedding)},
+                                {"inflection_weight", options.inflection_weight},
+                                {"device", options.device.str()}});
+  if (options.writer.root_snap) {
+    inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.writer.root_lexicon},
+                                               {"suffix_lexicon", options.writer.suffix_lexicon}});
   }
   return export_provenance(inputs);
 }
@@ -175,30 +170,13 @@ StatusOr<model::CharVocab> load_char_vocab(const std::string& path, const model:
 
 }  // namespace
 
-exporter::WriterOptions writer_options(const ExportOptions& options) {
-  exporter::WriterOptions w;
-  w.words = options.words;
-  w.text = options.text;
-  w.out = options.out;
-  w.vocab_size = options.vocab_size;
-  w.special_tokens = options.special_tokens;
-  w.user_symbols = options.user_symbols;
-  w.min_count = options.min_count;
-  w.stream = options.stream;
-  w.root_snap = options.root_snap;
-  w.root_lexicon = options.root_lexicon;
-  w.suffix_lexicon = options.suffix_lexicon;
-  w.card_eval = options.card_eval;
-  return w;
-}
-
 Status export_tokenizer(const ExportOptions& options, ExportSummary* summary) {
   MORPHEUS_RETURN_IF_ERROR(check_export_options(options));
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model,
                             model::load_inference_checkpoint(options.checkpoint));
   const std::string chars_path = path_join(options.checkpoint, "char_vocab.json");
   MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, load_char_vocab(chars_path, model));
-  exporter::WriterOptions w = writer_options(options);
+  exporter::WriterOptions w = options.writer;
   MORPHEUS_ASSIGN_OR_RETURN(w.provenance, provenance(options));
   MORPHEUS_ASSIGN_OR_RETURN(
       std::unique_ptr<ModelRunSegmenter> segmenter,

@@ -37,42 +37,22 @@
 namespace morpheus::infer {
 
 struct ExportOptions {
+  // What the tokenizer's writer takes (exporter/tokenizer_writer.h: words, text, out,
+  // vocab_size, special tokens, user symbols, min_count, the stream, the root snap's lexicons,
+  // card_eval); its provenance is filled here.
+  exporter::WriterOptions writer;
   std::string checkpoint;  // inference or training checkpoint dir with char_vocab.json
-  std::string words;       // word<TAB>count file (words.tsv of `morpheus prepare`)
-  // Running text (e.g. the training corpus), optional: the runs the apostrophe convention keeps
-  // whole (proper names before an apostrophe, "'da"-style suffix chains; tokenizer/piece_codec.h)
-  // count as candidate pieces, once per occurrence.
-  std::string text;
-  std::string out;            // tokenizer directory (replaced atomically)
-  size_t vocab_size = 50000;  // total ids incl. 256 bytes, 3 case tokens, specials, symbols
-  // Special tokens (never produced by encoding text; roles in tokenizer/tokenizer.h) and user
-  // symbols (matched in the text), ids after the pieces in this order.
-  std::vector<std::string> special_tokens = tokenizer::default_special_tokens();
-  std::vector<std::string> user_symbols;
-  uint64_t min_count = 2;          // pieces seen less often (weighted) are not kept
-  exporter::StreamOptions stream;  // the id stream's layout
-  double threshold = 0;            // boundary probability threshold in (0, 1); 0: the model's own
-  // Root snap (morph/root_snap.h) on every segmentation: the table's here, the model's at
-  // encode time (stage 4 of tokenizer/tokenizer.h); the two lexicons are copied into the
-  // directory (root_snap/).
-  bool root_snap = false;
-  std::string root_lexicon;    // first field per line: roots
-  std::string suffix_lexicon;  // first field per line: suffix chains
+  double threshold = 0;    // boundary probability threshold in (0, 1); 0: the model's own
   // Where the model segments the word types. The table of a CUDA export can differ from a CPU
   // export's where a gap's probability is within float rounding of the threshold; the model
   // self-test uses runs far from it, so the directory loads on any device.
   c10::Device device = c10::Device(c10::kCPU);
-  // An evaluation report (Markdown, e.g. the REPORT.md of `morpheus eval`) for the model card.
-  std::string card_eval;
   // The word vectors' layout (engine/embedding_layout.h), morpheus.json "embedding".
   engine::EmbeddingPooling embedding = engine::EmbeddingPooling::kRootInflection;
   double inflection_weight = engine::EmbeddingLayout::kDefaultInflectionWeight;
 };
 
 using ExportSummary = exporter::WriterSummary;
-
-// The writer's share of `options` (exporter/tokenizer_writer.h), without the provenance.
-exporter::WriterOptions writer_options(const ExportOptions& options);
 
 // Loads the checkpoint, segments the word types with its model, distils the piece vocabulary
 // (weighted by counts) and writes the tokenizer directory (exporter/tokenizer_writer.h). Errors

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/file_util.h"
@@ -38,10 +39,8 @@ namespace {
 
 struct ExportArgs {
   infer::ExportOptions options;
+  WriterArgs writer;  // the writer's settings (moved into options.writer when run)
   std::string data;
-  // Comma-separated: CLI11's vector options would read "[PAD],[CLS]" as a list literal.
-  std::string special_tokens;
-  std::string user_symbols;
   std::string device = "cpu";
   std::string embedding = "root-inflection";
 };
@@ -67,26 +66,22 @@ struct NeighborArgs {
 Status run_export(ExportArgs args) {
   MORPHEUS_ASSIGN_OR_RETURN(args.options.embedding,
                             engine::parse_embedding_pooling(args.embedding));
-  args.options.special_tokens.clear();
-  if (!args.special_tokens.empty()) {
-    args.options.special_tokens = eval::split_fields(args.special_tokens, ',');
-  }
-  if (!args.user_symbols.empty()) {
-    args.options.user_symbols = eval::split_fields(args.user_symbols, ',');
-  }
-  if (args.options.words.empty() == args.data.empty()) {
+  resolve_writer_lists(&args.writer);
+  args.options.writer = std::move(args.writer.writer);
+  exporter::WriterOptions& w = args.options.writer;
+  if (w.words.empty() == args.data.empty()) {
     return invalid_argument("give exactly one of --words FILE and --data DIR",
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
   }
   if (!args.data.empty()) {
-    args.options.words = path_join(args.data, "words.tsv");
+    w.words = path_join(args.data, "words.tsv");
     const std::string corpus = path_join(args.data, "corpus.txt");
-    if (args.options.text.empty() && file_exists(corpus)) args.options.text = corpus;
+    if (w.text.empty() && file_exists(corpus)) w.text = corpus;
   }
   MORPHEUS_ASSIGN_OR_RETURN(args.options.device, model::resolve_device(args.device));
   infer::ExportSummary summary;
   MORPHEUS_RETURN_IF_ERROR(infer::export_tokenizer(args.options, &summary));
-  MORPHEUS_LOG(kInfo, "export: wrote ", args.options.out, " (", summary.pieces, " pieces from ",
+  MORPHEUS_LOG(kInfo, "export: wrote ", w.out, " (", summary.pieces, " pieces from ",
                summary.letter_runs, " letter runs of ", summary.word_types, " word types, ",
                summary.seconds, " s)");
   return ok_status();
@@ -306,31 +301,12 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--checkpoint", eargs->options.checkpoint,
                   "Checkpoint directory with char_vocab.json (e.g. <run>/final)")
       ->required();
-  exp->add_option("--out", eargs->options.out, "Tokenizer directory to write")->required();
-  exp->add_option("--words", eargs->options.words, "Word types, word<TAB>count per line");
+  exporter::WriterOptions& w = eargs->writer.writer;
+  exp->add_option("--out", w.out, "Tokenizer directory to write")->required();
+  exp->add_option("--words", w.words, "Word types, word<TAB>count per line");
   exp->add_option("--data", eargs->data,
                   "Prepared data directory (reads its words.tsv, and corpus.txt as --text)");
-  exp->add_option("--text", eargs->options.text,
-                  "Running text (e.g. the training corpus) whose proper names before an "
-                  "apostrophe and \"'da\"-style suffix chains become candidate pieces");
-  exp->add_option("--vocab-size", eargs->options.vocab_size,
-                  "Total ids incl. 256 byte tokens, <cap>/<upper>/<upper_word>, the special "
-                  "tokens and the user symbols")
-      ->capture_default_str();
-  for (const std::string& s : tokenizer::default_special_tokens()) {
-    eargs->special_tokens += (eargs->special_tokens.empty() ? "" : ",") + s;
-  }
-  exp->add_option("--special-tokens", eargs->special_tokens,
-                  "Comma-separated special tokens, ids after the pieces (never produced by "
-                  "encoding text; roles: <pad> <s> </s> <mask>, or [PAD] [CLS] [SEP] [MASK]); "
-                  "an empty string for none")
-      ->capture_default_str();
-  exp->add_option("--user-symbols", eargs->user_symbols,
-                  "Comma-separated strings that always become one id, matched in the text "
-                  "before it is segmented (ids after the special tokens)");
-  exp->add_option("--min-count", eargs->options.min_count, "Minimum weighted piece count")
-      ->capture_default_str();
-  add_stream_options(exp, &eargs->options.stream);
+  add_writer_options(exp, &eargs->writer);
   exp->add_option("--device", eargs->device,
                   "Where the model segments the word types: auto, cpu, cuda or cuda:N")
       ->capture_default_str();
@@ -338,17 +314,15 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
                   "Boundary probability threshold of the segmentation in (0, 1), chosen on a "
                   "tune split (embeddings keep model.threshold); 0 keeps the model's own")
       ->capture_default_str();
-  eargs->options.root_lexicon = morph::default_root_lexicon();  // the root correction's defaults
-  eargs->options.suffix_lexicon = morph::default_suffix_lexicon();
-  exp->add_flag("--root-snap", eargs->options.root_snap,
+  w.root_lexicon = morph::default_root_lexicon();  // the root correction's defaults
+  w.suffix_lexicon = morph::default_suffix_lexicon();
+  exp->add_flag("--root-snap", w.root_snap,
                 "Cut every word after its shortest dictionary root (at least 2 letters) whose rest "
                 "is a known suffix chain, optionally after voice suffixes of a verb root (kat|ıl|"
                 "mıyorum), the junction obeying Turkish sound rules; nowhere inside the root "
                 "(rule 2, morph/root_snap.h; copies both lexicons into the directory)");
-  exp->add_option("--root-lexicon", eargs->options.root_lexicon, "Roots for --root-snap")
-      ->capture_default_str();
-  exp->add_option("--suffix-lexicon", eargs->options.suffix_lexicon,
-                  "Suffix chains for --root-snap")
+  exp->add_option("--root-lexicon", w.root_lexicon, "Roots for --root-snap")->capture_default_str();
+  exp->add_option("--suffix-lexicon", w.suffix_lexicon, "Suffix chains for --root-snap")
       ->capture_default_str();
   exp->add_option(
          "--embedding", eargs->embedding,
@@ -362,9 +336,6 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
                   "vector (its share of the full vector's cosine)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  exp->add_option("--card-eval", eargs->options.card_eval,
-                  "Evaluation report (Markdown, e.g. morpheus eval's REPORT.md) for the model "
-                  "card README.md of the directory");
   registry.add(exp, [eargs] { return run_export(*eargs); });
 }
 

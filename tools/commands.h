@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "exporter/tokenizer_writer.h"
 #include "tools/cli.h"
@@ -20,9 +21,19 @@ void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
 // export-plain: the Morpheus tokenizer format cut by plain BPE or Unigram (tools/cmd_plain.cc).
 void register_plain_commands(CLI::App& app, CommandRegistry& registry);
-// --word-initial/--no-word-initial, --word-initial-share, --merge-share of export and
-// export-plain: the id stream's layout (tools/cmd_plain.cc).
-void add_stream_options(CLI::App* cmd, exporter::StreamOptions* stream);
+// The tokenizer writer's settings on the command line, one block for export and export-plain
+// (tools/cmd_plain.cc): the writer's options, and its lists comma-separated (CLI11's vector
+// options would read "[PAD],[CLS]" as a list literal).
+struct WriterArgs {
+  exporter::WriterOptions writer;
+  std::string special_tokens;
+  std::string user_symbols;
+};
+// --text, --vocab-size, --special-tokens, --user-symbols, --min-count, the id stream's layout
+// (--word-initial/--no-word-initial, --word-initial-share, --merge-share) and --card-eval.
+void add_writer_options(CLI::App* cmd, WriterArgs* args);
+// args->writer's special tokens and user symbols from the comma-separated lists.
+void resolve_writer_lists(WriterArgs* args);
 // eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
 void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).

@@ -113,12 +113,12 @@ std::string export_tiny(const std::string& root, uint64_t seed, size_t vocab_siz
   make_checkpoint(ckpt, seed);
   ExportOptions options;
   options.checkpoint = ckpt;
-  options.words = write_words(root);
-  options.out = path_join(root, "tok" + std::to_string(seed));
-  options.vocab_size = vocab_size;
+  options.writer.words = write_words(root);
+  options.writer.out = path_join(root, "tok" + std::to_string(seed));
+  options.writer.vocab_size = vocab_size;
   const Status s = export_tokenizer(options);
   EXPECT_TRUE(s.ok()) << s.to_string();
-  return options.out;
+  return options.writer.out;
 }
 
 // The model and character vocabulary of the tokenizer directory `dir`.
@@ -209,9 +209,9 @@ TEST_F(TokenizerModelTest, ExportOverAnOlderDirectoryLeavesOneConfig) {
   old.reset();
   ExportOptions options;
   options.checkpoint = path_join(*root_, "ckpt7");
-  options.words = path_join(*root_, "words.tsv");
-  options.out = dir;
-  options.vocab_size = 600;
+  options.writer.words = path_join(*root_, "words.tsv");
+  options.writer.out = dir;
+  options.writer.vocab_size = 600;
   ASSERT_TRUE(export_tokenizer(options).ok());
   EXPECT_TRUE(file_exists(path_join(dir, "morpheus.json")));
   EXPECT_FALSE(file_exists(path_join(dir, "tokenizer.json")));
@@ -433,14 +433,14 @@ TEST_F(TokenizerModelTest, RootSnapCutsTheTableAndTheModelAlike) {
   ASSERT_TRUE(write_file_atomic(suffixes, "lar\nlarımızdan\nlarda\nlerde\n").ok());
   ExportOptions options;
   options.checkpoint = path_join(*root_, "ckpt7");
-  options.words = path_join(*root_, "words.tsv");
-  options.out = path_join(*root_, "tok7-snap");
-  options.vocab_size = 600;
-  options.root_snap = true;
-  options.root_lexicon = roots;
-  options.suffix_lexicon = suffixes;
+  options.writer.words = path_join(*root_, "words.tsv");
+  options.writer.out = path_join(*root_, "tok7-snap");
+  options.writer.vocab_size = 600;
+  options.writer.root_snap = true;
+  options.writer.root_lexicon = roots;
+  options.writer.suffix_lexicon = suffixes;
   ASSERT_TRUE(export_tokenizer(options).ok());
-  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.out);
+  std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.writer.out);
   ASSERT_NE(tok, nullptr);
   StatusOr<morph::RootLexicon> lexicon = morph::RootLexicon::load(roots, suffixes);
   ASSERT_TRUE(lexicon.ok());
@@ -463,20 +463,20 @@ TEST_F(TokenizerModelTest, RootSnapCutsTheTableAndTheModelAlike) {
     }
   }
   // A directory exported under another snap rule is refused: its table holds that rule's cuts.
-  const std::string config_path = path_join(options.out, "morpheus.json");
+  const std::string config_path = path_join(options.writer.out, "morpheus.json");
   StatusOr<nlohmann::json> config = load_json_file(config_path);
   ASSERT_TRUE(config.ok());
   config->erase("root_snap_rule");  // directories exported before the rule was recorded: rule 1
   ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
-  const StatusOr<const NeuralSegmenter*> old_rule = neural_model(*load_ok(options.out));
+  const StatusOr<const NeuralSegmenter*> old_rule = neural_model(*load_ok(options.writer.out));
   ASSERT_FALSE(old_rule.ok());
   EXPECT_NE(old_rule.status().to_string().find("root-snap rule 1"), std::string::npos);
   (*config)["root_snap_rule"] = morph::kRootSnapRule;
   ASSERT_TRUE(write_file_atomic(config_path, config->dump(2)).ok());
-  EXPECT_TRUE(neural_model(*load_ok(options.out)).ok());
+  EXPECT_TRUE(neural_model(*load_ok(options.writer.out)).ok());
   // The lexicons are part of the checksummed directory.
-  ASSERT_TRUE(write_file_atomic(path_join(options.out, "root_snap/roots.txt"), "ev\n").ok());
-  std::unique_ptr<tokenizer::Tokenizer> damaged = load_ok(options.out);
+  ASSERT_TRUE(write_file_atomic(path_join(options.writer.out, "root_snap/roots.txt"), "ev\n").ok());
+  std::unique_ptr<tokenizer::Tokenizer> damaged = load_ok(options.writer.out);
   ASSERT_NE(damaged, nullptr);
   EXPECT_FALSE(neural_model(*damaged).ok());
 }
@@ -487,12 +487,12 @@ TEST_F(TokenizerModelTest, TextGivesTheApostrophePieces) {
   for (const bool with_text : {true, false}) {
     ExportOptions options;
     options.checkpoint = path_join(*root_, "ckpt7");
-    options.words = path_join(*root_, "words.tsv");
-    options.text = with_text ? text : "";
-    options.out = path_join(*root_, with_text ? "tok7-text" : "tok7-notext");
-    options.vocab_size = 600;
+    options.writer.words = path_join(*root_, "words.tsv");
+    options.writer.text = with_text ? text : "";
+    options.writer.out = path_join(*root_, with_text ? "tok7-text" : "tok7-notext");
+    options.writer.vocab_size = 600;
     ASSERT_TRUE(export_tokenizer(options).ok());
-    std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.out);
+    std::unique_ptr<tokenizer::Tokenizer> tok = load_ok(options.writer.out);
     ASSERT_NE(tok, nullptr);
     const tokenizer::Tokenizer& codec = *tok;
     // Counted once per occurrence: 3 >= min_count 2, "'ü" (1) is not kept.
