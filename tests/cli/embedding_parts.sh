@@ -10,10 +10,7 @@ set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
-[ $# = 3 ] || fail "usage: embedding_parts.sh MORPHEUS PREPARE_DIR CONFIG"
-m=$1 prep=$2 config=$3
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
+tiny_model_test embedding_parts.sh "$@"
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \
   --vocab-size 2000 --min-count 1 --inflection-weight 0.5 || fail export
 "$m" -q tokenizer-info --model "$dir/tok" > "$dir/info" || fail tokenizer-info

@@ -9,10 +9,7 @@ set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
-[ $# = 3 ] || fail "usage: export_card.sh MORPHEUS PREPARE_DIR CONFIG"
-m=$1 prep=$2 config=$3
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-tiny_model "$m" "$prep" "$config" "$dir" || fail "tiny model"
+tiny_model_test export_card.sh "$@"
 printf '# Tiny report\n\n| system | boundary F1 |\n|---|---|\n| tiny | 0.4321 |\n' \
   > "$dir/REPORT.md"
 "$m" -q export --checkpoint "$dir/run/final" --data "$dir/data" --out "$dir/tok" \

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/file_util.h"
 #include "eval/morph_metrics.h"
 #include "tests/support/test_support.h"
@@ -114,6 +118,16 @@ UdToken token(const std::string& form, const std::string& lemma, const std::stri
   return {form, lemma, upos, feats};
 }
 
+using WordPairs = std::vector<std::pair<std::string, std::string>>;
+
+// (word, item.*second) of every item, in order.
+template <typename Item>
+WordPairs word_pairs(const std::vector<Item>& items, std::string Item::*second) {
+  WordPairs out;
+  for (const Item& item : items) out.emplace_back(item.word, item.*second);
+  return out;
+}
+
 TEST(GoldDataTest, LemmaItemsDropSelfLemmasAndProperNounsAndResolveAmbiguity) {
   const std::vector<UdToken> ud = {
       token("Evler", "ev", "NOUN"),         token("ev", "ev", "NOUN"),  // form == lemma
@@ -125,14 +139,8 @@ TEST(GoldDataTest, LemmaItemsDropSelfLemmasAndProperNounsAndResolveAmbiguity) {
       token("Kitabı", "Kitabe", "PROPN"),  // proper nouns do not vote
       token("Kitabı", "Kitabe", "PROPN"),
   };
-  const std::vector<LemmaItem> items = build_lemma_items(ud);
-  ASSERT_EQ(items.size(), 3u);
-  EXPECT_EQ(items[0].word, "evler");
-  EXPECT_EQ(items[0].lemma, "ev");
-  EXPECT_EQ(items[1].word, "kitabı");
-  EXPECT_EQ(items[1].lemma, "kitap");
-  EXPECT_EQ(items[2].word, "yazılar");
-  EXPECT_EQ(items[2].lemma, "yazı");
+  EXPECT_EQ(word_pairs(build_lemma_items(ud), &LemmaItem::lemma),
+            (WordPairs{{"evler", "ev"}, {"kitabı", "kitap"}, {"yazılar", "yazı"}}));
 }
 
 TEST(GoldDataTest, InflectionItemsNeedUnambiguousCaseAndNumber) {
@@ -145,16 +153,11 @@ TEST(GoldDataTest, InflectionItemsNeedUnambiguousCaseAndNumber) {
       token("su", "su", "NOUN", "Case=Nom"),                // no number
       token("geldi", "gel", "VERB", "Number=Sing"),
   };
-  const std::vector<ProbeItem> all = build_inflection_items(ud, 1);
-  ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(all[0].word, "evde");
-  EXPECT_EQ(all[0].label, "Loc|Sing");
-  EXPECT_EQ(all[1].word, "evler");
-  EXPECT_EQ(all[1].label, "Nom|Plur");
-  EXPECT_EQ(all[2].word, "kitapta");
-  const std::vector<ProbeItem> big = build_inflection_items(ud, 2);  // Nom|Plur has one item
-  ASSERT_EQ(big.size(), 2u);
-  EXPECT_EQ(big[1].word, "kitapta");
+  EXPECT_EQ(word_pairs(build_inflection_items(ud, 1), &ProbeItem::label),
+            (WordPairs{{"evde", "Loc|Sing"}, {"evler", "Nom|Plur"}, {"kitapta", "Loc|Sing"}}));
+  // Nom|Plur has one item.
+  EXPECT_EQ(word_pairs(build_inflection_items(ud, 2), &ProbeItem::label),
+            (WordPairs{{"evde", "Loc|Sing"}, {"kitapta", "Loc|Sing"}}));
 }
 
 TEST(GoldDataTest, HybridLexiconHasRootsAndSuffixes) {
