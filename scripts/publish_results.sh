@@ -2,9 +2,9 @@
 # Publishes the main job's headline comparison in docs/results.md: the block between the lines
 # "<!-- report:begin -->" and "<!-- report:end -->" is replaced by the table that
 # scripts/results_table.py makes of RUN_DIR/eval/report.json (segmentation F1 seen / unseen,
-# round trip, MAP), stamped once with the report's date and this checkout's commit (git describe
-# --always --dirty). Every other table stays in RUN_DIR/eval/report.md. docs/results.md is written
-# atomically.
+# round trip, MAP), stamped once with the report's date and the run's commit (the git_describe of
+# RUN_DIR/tokenizer/morpheus.json's provenance, else this checkout's). Every other table stays in
+# RUN_DIR/eval/report.md. docs/results.md is written atomically.
 # Usage: scripts/publish_results.sh RUN_DIR   (e.g. runs/main, after bash scripts/main.sh)
 set -euo pipefail
 if [ $# -ne 1 ]; then
@@ -18,6 +18,7 @@ if [ ! -f "$shown" ]; then
   exit 1
 fi
 report=$(realpath "$shown")
+run=$(realpath "${1%/}")
 cd "$(dirname "$0")/.."
 doc=${RESULTS_DOC:-docs/results.md}  # RESULTS_DOC: another file (tests)
 begin='<!-- report:begin -->'
@@ -28,7 +29,10 @@ if [ "$(grep -cxF "$begin" "$doc")" != 1 ] || [ "$(grep -cxF "$end" "$doc")" != 
   echo "hint: restore the markers around the comparison block" >&2
   exit 1
 fi
-stamp="Measured $(date -r "$report" +%F) at commit $(git describe --always --dirty) ($shown)."
+# The run's commit: what its tokenizer's provenance records, else this checkout's.
+commit=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["provenance"]["git_describe"])' \
+  "$run/tokenizer/morpheus.json" 2> /dev/null) || commit=$(git describe --always --dirty)
+stamp="Measured $(date -r "$report" +%F) at commit $commit (\`bash scripts/main.sh\`, $shown)."
 
 tmp=$(mktemp "$doc.tmp.XXXXXX")
 block=$(mktemp)
