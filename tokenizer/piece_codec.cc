@@ -697,11 +697,15 @@ StatusOr<std::vector<std::string>> PieceCodec::segment_word(std::string_view wor
     std::string_view piece = span.text(word);
     const bool joined = joins_suffix_chain(spans, k);
     if (joined) piece = word.substr(span.begin, spans[++k].end - span.begin);
-    if (joined || span.kind != SpanKind::kLetter || keeps_whole(spans, k)) {
+    if (span.kind != SpanKind::kLetter && !joined) {
       out.emplace_back(piece);
       continue;
     }
     cache_->letter_runs.fetch_add(1, std::memory_order_relaxed);
+    if (joined || keeps_whole(spans, k)) {  // the apostrophe convention: one piece
+      out.emplace_back(piece);
+      continue;
+    }
     decode_valid(piece, &orig_cps);
     folded.clear();
     for (const char32_t cp : orig_cps) {
