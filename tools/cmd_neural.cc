@@ -39,7 +39,7 @@ namespace {
 
 struct ExportArgs {
   infer::ExportOptions options;
-  WriterArgs writer;  // the writer's settings (moved into options.writer when run)
+  WriterLists lists;  // options.writer's special tokens and user symbols
   std::string data;
   std::string device = "cpu";
   std::string embedding = "root-inflection";
@@ -66,9 +66,8 @@ struct NeighborArgs {
 Status run_export(ExportArgs args) {
   MORPHEUS_ASSIGN_OR_RETURN(args.options.embedding,
                             engine::parse_embedding_pooling(args.embedding));
-  resolve_writer_lists(&args.writer);
-  args.options.writer = std::move(args.writer.writer);
   exporter::WriterOptions& w = args.options.writer;
+  resolve_writer_lists(args.lists, &w);
   if (w.words.empty() == args.data.empty()) {
     return invalid_argument("give exactly one of --words FILE and --data DIR",
                             "--data DIR reads DIR/words.tsv written by morpheus prepare");
@@ -301,12 +300,12 @@ void register_export(CLI::App& app, CommandRegistry& registry) {
   exp->add_option("--checkpoint", eargs->options.checkpoint,
                   "Checkpoint directory with char_vocab.json (e.g. <run>/final)")
       ->required();
-  exporter::WriterOptions& w = eargs->writer.writer;
+  exporter::WriterOptions& w = eargs->options.writer;
   exp->add_option("--out", w.out, "Tokenizer directory to write")->required();
   exp->add_option("--words", w.words, "Word types, word<TAB>count per line");
   exp->add_option("--data", eargs->data,
                   "Prepared data directory (reads its words.tsv, and corpus.txt as --text)");
-  add_writer_options(exp, &eargs->writer);
+  add_writer_options(exp, &w, &eargs->lists);
   exp->add_option("--device", eargs->device,
                   "Where the model segments the word types: auto, cpu, cuda or cuda:N")
       ->capture_default_str();

@@ -16,7 +16,8 @@ namespace morpheus::tools {
 namespace {
 
 struct PlainArgs {
-  WriterArgs common;
+  exporter::WriterOptions writer;
+  WriterLists lists;
   exporter::PlainOptions plain;
   std::string runs_out;  // write the folded runs with their counts and stop
 };
@@ -32,27 +33,27 @@ Status write_runs(const std::string& words, const std::string& path) {
 }
 
 Status run_plain(PlainArgs args) {
-  if (!args.runs_out.empty()) return write_runs(args.common.writer.words, args.runs_out);
-  if (args.common.writer.out.empty()) {
+  if (!args.runs_out.empty()) return write_runs(args.writer.words, args.runs_out);
+  if (args.writer.out.empty()) {
     return invalid_argument("--out is required (unless --runs-out)", "--out DIR");
   }
-  resolve_writer_lists(&args.common);
-  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(args.common.writer));
+  resolve_writer_lists(args.lists, &args.writer);
+  MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(args.writer));
   infer::ProvenanceInputs inputs;
-  inputs.inputs = {{"words", args.common.writer.words},
-                   {"text", args.common.writer.text},
+  inputs.inputs = {{"words", args.writer.words},
+                   {"text", args.writer.text},
                    {"pieces", args.plain.pieces},
-                   {"eval_report", args.common.writer.card_eval}};
-  inputs.export_options = exporter::writer_settings(args.common.writer);
+                   {"eval_report", args.writer.card_eval}};
+  inputs.export_options = exporter::writer_settings(args.writer);
   inputs.export_options.update({{"segmenter", args.plain.segmenter},
                                 {"pieces", args.plain.pieces},
                                 {"bpe_vocab_size", args.plain.bpe_vocab_size}});
-  MORPHEUS_ASSIGN_OR_RETURN(args.common.writer.provenance, infer::export_provenance(inputs));
+  MORPHEUS_ASSIGN_OR_RETURN(args.writer.provenance, infer::export_provenance(inputs));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<exporter::RunSegmenter> segmenter,
-                            exporter::make_plain_segmenter(args.common.writer, args.plain));
+                            exporter::make_plain_segmenter(args.writer, args.plain));
   exporter::WriterSummary summary;
-  MORPHEUS_RETURN_IF_ERROR(exporter::write_tokenizer_dir(args.common.writer, *segmenter, &summary));
-  MORPHEUS_LOG(kInfo, "export-plain: wrote ", args.common.writer.out, " (", summary.pieces,
+  MORPHEUS_RETURN_IF_ERROR(exporter::write_tokenizer_dir(args.writer, *segmenter, &summary));
+  MORPHEUS_LOG(kInfo, "export-plain: wrote ", args.writer.out, " (", summary.pieces,
                " pieces from ", summary.letter_runs, " letter runs of ", summary.word_types,
                " word types, ", summary.seconds, " s)");
   return ok_status();
@@ -67,9 +68,8 @@ void register_plain_commands(CLI::App& app, CommandRegistry& registry) {
       "Word types -> a tokenizer directory in the Morpheus format whose letter runs are cut by "
       "plain BPE or Unigram instead of the model (the case-matched controls)");
   cmd->add_option("--segmenter", args->plain.segmenter, "bpe or unigram")->capture_default_str();
-  cmd->add_option("--words", args->common.writer.words, "Word types, word<TAB>count per line")
-      ->required();
-  cmd->add_option("--out", args->common.writer.out, "Tokenizer directory to write");
+  cmd->add_option("--words", args->writer.words, "Word types, word<TAB>count per line")->required();
+  cmd->add_option("--out", args->writer.out, "Tokenizer directory to write");
   cmd->add_option("--pieces", args->plain.pieces,
                   "unigram: pieces and log-probabilities (morpheus-spm unigram-pieces on the "
                   "runs of --runs-out)");
@@ -77,7 +77,7 @@ void register_plain_commands(CLI::App& app, CommandRegistry& registry) {
                   "bpe: tokens of the BPE model (4 specials + characters + merges); 0: the piece "
                   "budget of --vocab-size + 4")
       ->capture_default_str();
-  add_writer_options(cmd, &args->common);
+  add_writer_options(cmd, &args->writer, &args->lists);
   cmd->add_option("--runs-out", args->runs_out,
                   "Write the folded letter runs of --words with their counts (run<TAB>count, the "
                   "input of morpheus-spm unigram-pieces) and stop");
@@ -105,8 +105,8 @@ void add_stream_options(CLI::App* cmd, exporter::StreamOptions* stream) {
 
 }  // namespace
 
-void add_writer_options(CLI::App* cmd, WriterArgs* args) {
-  exporter::WriterOptions& w = args->writer;
+void add_writer_options(CLI::App* cmd, exporter::WriterOptions* writer, WriterLists* lists) {
+  exporter::WriterOptions& w = *writer;
   cmd->add_option("--text", w.text,
                   "Running text (e.g. the training corpus) whose proper names before an "
                   "apostrophe and \"'da\"-style suffix chains become candidate pieces");
@@ -114,16 +114,16 @@ void add_writer_options(CLI::App* cmd, WriterArgs* args) {
                   "Total ids incl. 256 byte tokens, <cap>/<upper>/<upper_word>, the special "
                   "tokens and the user symbols")
       ->capture_default_str();
-  args->special_tokens.clear();
+  lists->special_tokens.clear();
   for (const std::string& s : tokenizer::default_special_tokens()) {
-    args->special_tokens += (args->special_tokens.empty() ? "" : ",") + s;
+    lists->special_tokens += (lists->special_tokens.empty() ? "" : ",") + s;
   }
-  cmd->add_option("--special-tokens", args->special_tokens,
+  cmd->add_option("--special-tokens", lists->special_tokens,
                   "Comma-separated special tokens, ids after the pieces (never produced by "
                   "encoding text; roles: <pad> <s> </s> <mask>, or [PAD] [CLS] [SEP] [MASK]); "
                   "an empty string for none")
       ->capture_default_str();
-  cmd->add_option("--user-symbols", args->user_symbols,
+  cmd->add_option("--user-symbols", lists->user_symbols,
                   "Comma-separated strings that always become one id, matched in the text "
                   "before it is segmented (ids after the special tokens)");
   cmd->add_option("--min-count", w.min_count, "Minimum weighted piece count")
@@ -134,15 +134,14 @@ void add_writer_options(CLI::App* cmd, WriterArgs* args) {
                   "card README.md of the directory");
 }
 
-void resolve_writer_lists(WriterArgs* args) {
-  args->writer.special_tokens.clear();
-  if (!args->special_tokens.empty()) {
-    args->writer.special_tokens = eval::split_fields(args->special_tokens, ',');
+void resolve_writer_lists(const WriterLists& lists, exporter::WriterOptions* writer) {
+  writer->special_tokens.clear();
+  if (!lists.special_tokens.empty()) {
+    writer->special_tokens = eval::split_fields(lists.special_tokens, ',');
   }
-  args->writer.user_symbols.clear();
-  if (!args->user_symbols.empty()) {
-    args->writer.user_symbols = eval::split_fields(args->user_symbols, ',');
-  }
+  writer->user_symbols.clear();
+  if (!lists.user_symbols.empty())
+    writer->user_symbols = eval::split_fields(lists.user_symbols, ',');
 }
 
 }  // namespace morpheus::tools

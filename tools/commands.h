@@ -21,19 +21,19 @@ void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
 void register_cbpe_commands(CLI::App& app, CommandRegistry& registry);
 // export-plain: the Morpheus tokenizer format cut by plain BPE or Unigram (tools/cmd_plain.cc).
 void register_plain_commands(CLI::App& app, CommandRegistry& registry);
-// The tokenizer writer's settings on the command line, one block for export and export-plain
-// (tools/cmd_plain.cc): the writer's options, and its lists comma-separated (CLI11's vector
-// options would read "[PAD],[CLS]" as a list literal).
-struct WriterArgs {
-  exporter::WriterOptions writer;
+// The writer's lists on the command line, comma-separated (CLI11's vector options would read
+// "[PAD],[CLS]" as a list literal).
+struct WriterLists {
   std::string special_tokens;
   std::string user_symbols;
 };
-// --text, --vocab-size, --special-tokens, --user-symbols, --min-count, the id stream's layout
-// (--word-initial/--no-word-initial, --word-initial-share, --merge-share) and --card-eval.
-void add_writer_options(CLI::App* cmd, WriterArgs* args);
-// args->writer's special tokens and user symbols from the comma-separated lists.
-void resolve_writer_lists(WriterArgs* args);
+// The tokenizer writer's settings on the command line, one block for export and export-plain
+// (tools/cmd_plain.cc): --text, --vocab-size, --special-tokens, --user-symbols, --min-count, the
+// id stream's layout (--word-initial/--no-word-initial, --word-initial-share, --merge-share) and
+// --card-eval.
+void add_writer_options(CLI::App* cmd, exporter::WriterOptions* writer, WriterLists* lists);
+// writer's special tokens and user symbols from the comma-separated lists.
+void resolve_writer_lists(const WriterLists& lists, exporter::WriterOptions* writer);
 // eval: every system on every metric → report.md/json + figures (tools/cmd_eval.cc).
 void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).
