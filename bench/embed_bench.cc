@@ -19,7 +19,7 @@
 #include "core/word_counts.h"
 #include "engine/directory.h"
 #include "engine/embedding_layout.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer/directory_format.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include "core/file_util.h"
 #include "core/json_config.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::engine {
 namespace {
@@ -29,21 +30,24 @@ StatusOr<std::unique_ptr<tokenizer::Segmenter>> create_engine(
 StatusOr<std::unique_ptr<EngineSegmenter>> load_directory_model(const std::string& dir,
                                                                 const json& config,
                                                                 EngineSegmenterOptions options) {
-  if (!tokenizer::lists_file(config, kDirectoryWeights)) {
+  if (!tokenizer::lists_file(config, tokenizer::kWeightsFile)) {
     return failed_precondition(
-        dir + " has no " + kDirectoryWeights + " (exported before the torch-free engine)",
+        dir + " has no " + tokenizer::kWeightsFile + " (exported before the torch-free engine)",
         "add it with: morpheus upgrade --model " + dir + " (or re-run morpheus export)");
   }
-  MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_file(dir, config, kDirectoryCharVocab));
-  options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: the model's
-  MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<EngineSegmenter> seg,
-                            EngineSegmenter::load(path_join(dir, kDirectoryWeights),
-                                                  path_join(dir, kDirectoryCharVocab), options));
+  MORPHEUS_RETURN_IF_ERROR(
+      tokenizer::verify_tokenizer_file(dir, config, tokenizer::kCharVocabFile));
+  // Segmentation cuts at the directory's threshold (0: the model's own); embeddings ignore it.
+  options.threshold = tokenizer::directory_threshold(config);
+  MORPHEUS_ASSIGN_OR_RETURN(
+      std::unique_ptr<EngineSegmenter> seg,
+      EngineSegmenter::load(path_join(dir, tokenizer::kWeightsFile),
+                            path_join(dir, tokenizer::kCharVocabFile), options));
   MORPHEUS_ASSIGN_OR_RETURN(const EmbeddingLayout layout,
                             EmbeddingLayout::from_config(config, seg->model().dim));
   MORPHEUS_RETURN_IF_ERROR(seg->set_embedding_layout(layout));
   // The directory's checksum of the weights, over the bytes the load mapped (no second read).
-  MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_bytes(dir, config, kDirectoryWeights,
+  MORPHEUS_RETURN_IF_ERROR(tokenizer::verify_tokenizer_bytes(dir, config, tokenizer::kWeightsFile,
                                                              seg->model().file().bytes()));
   return seg;
 }

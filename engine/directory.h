@@ -13,14 +13,11 @@
 
 #include "core/status.h"
 #include "engine/segmenter.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/segmenter.h"
 #include "tokenizer/tokenizer.h"
 
 namespace morpheus::engine {
-
-// The directory's files the engine reads (names: tokenizer/tokenizer.h).
-constexpr const char* kDirectoryWeights = tokenizer::kWeightsFile;
-constexpr const char* kDirectoryCharVocab = tokenizer::kCharVocabFile;
 
 // Loads the engine model of the tokenizer directory `dir` (`config`: its morpheus.json): checks
 // the checksums of model.weights and char_vocab.json; options.threshold is set to the

@@ -38,7 +38,6 @@
 
 namespace morpheus::engine {
 
-inline constexpr char kWeightFileName[] = "model.weights";
 inline constexpr char kWeightMagic[] = "MPHSENGW";  // 8 bytes, no terminator in the file
 inline constexpr uint32_t kWeightFormatVersion = 1;
 inline constexpr size_t kWeightHeaderBytes = 64;

@@ -20,10 +20,11 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "core/word_counts.h"
-#include "infer/model_card.h"
+#include "exporter/model_card.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
 #include "tokenizer/case_fold.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/piece_codec.h"
 #include "tokenizer/pretokenizer.h"
@@ -612,8 +613,7 @@ Status write_dir(const std::string& tmp, const WriterOptions& options,
   if (!options.card_eval.empty()) {
     MORPHEUS_ASSIGN_OR_RETURN(report, read_file(options.card_eval));
   }
-  return write_file_atomic(path_join(tmp, tokenizer::kModelCardFile),
-                           infer::model_card(config, report));
+  return write_file_atomic(path_join(tmp, tokenizer::kModelCardFile), model_card(config, report));
 }
 
 // Moves the finished directory `tmp` into place at `out`, replacing what was there (so no

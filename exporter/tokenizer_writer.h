@@ -17,7 +17,7 @@
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
 //   root_snap/       the root snap's lexicons (with root_snap): roots.txt, suffixes.txt and
 //                    their prebuilt image lexicon.bin (mapped at load)
-//   README.md        the model card (infer/model_card.h), from morpheus.json's "provenance"
+//   README.md        the model card (exporter/model_card.h), from morpheus.json's "provenance"
 //   + the segmenter's files (RunSegmenter::write_files), each checksummed in "files".
 // The directory is written beside `out` and renamed into place (an older directory is replaced
 // whole, so no file of it is left).
@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/segmenter.h"
-#include "tokenizer/tokenizer.h"
 
 namespace morpheus::exporter {
 
@@ -99,7 +99,7 @@ struct WriterOptions {
   std::string root_lexicon;    // first field per line: roots
   std::string suffix_lexicon;  // first field per line: suffix chains
   std::string card_eval;       // an evaluation report (Markdown) for the model card, optional
-  nlohmann::json provenance;   // the config's "provenance" (infer/model_card.h)
+  nlohmann::json provenance;   // the config's "provenance" (exporter/model_card.h)
 };
 
 struct WriterSummary {

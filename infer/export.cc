@@ -17,12 +17,13 @@
 #include "core/utf8.h"
 #include "engine/directory.h"
 #include "engine/segmenter.h"
+#include "exporter/model_card.h"
 #include "exporter/tokenizer_writer.h"
 #include "infer/engine_weights.h"
-#include "infer/model_card.h"
 #include "infer/neural_segmenter.h"
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 
@@ -81,12 +82,12 @@ class ModelRunSegmenter : public exporter::RunSegmenter {
     MORPHEUS_RETURN_IF_ERROR(
         model::save_inference_checkpoint(path_join(dir, tokenizer::kCheckpointDir), model_, {}));
     for (const auto& [from, to] :
-         {std::pair<std::string, std::string>(chars_path_, engine::kDirectoryCharVocab),
-          std::pair<std::string, std::string>(weights_path_, engine::kDirectoryWeights)}) {
+         {std::pair<std::string, std::string>(chars_path_, tokenizer::kCharVocabFile),
+          std::pair<std::string, std::string>(weights_path_, tokenizer::kWeightsFile)}) {
       MORPHEUS_ASSIGN_OR_RETURN(std::string bytes, read_file(from));
       MORPHEUS_RETURN_IF_ERROR(write_file_atomic(path_join(dir, to), bytes));
     }
-    return std::vector<std::string>{engine::kDirectoryCharVocab, engine::kDirectoryWeights,
+    return std::vector<std::string>{tokenizer::kCharVocabFile, tokenizer::kWeightsFile,
                                     "model/model.pt", "model/config.json"};
   }
   json config() const override {
@@ -135,10 +136,10 @@ Status check_export_options(const ExportOptions& options) {
   return ok_status();
 }
 
-// The provenance of the directory (infer/model_card.h): the inputs read, the checkpoint's
+// The provenance of the directory (exporter/model_card.h): the inputs read, the checkpoint's
 // configuration and these options.
 StatusOr<json> provenance(const ExportOptions& options) {
-  ProvenanceInputs inputs;
+  exporter::ProvenanceInputs inputs;
   inputs.checkpoint = options.checkpoint;
   inputs.inputs = {{"words", options.writer.words},
                    {"text", options.writer.text},
@@ -154,7 +155,7 @@ StatusOr<json> provenance(const ExportOptions& options) {
     inputs.inputs.insert(inputs.inputs.end(), {{"root_lexicon", options.writer.root_lexicon},
                                                {"suffix_lexicon", options.writer.suffix_lexicon}});
   }
-  return export_provenance(inputs);
+  return exporter::export_provenance(inputs);
 }
 
 StatusOr<model::CharVocab> load_char_vocab(const std::string& path, const model::Morpheus& model) {
@@ -197,7 +198,7 @@ Status add_engine_weights(const std::string& dir, const json& config) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model, model::load_inference_checkpoint(
                                                        path_join(dir, tokenizer::kCheckpointDir)));
-  return write_engine_weights(model, path_join(dir, engine::kDirectoryWeights));
+  return write_engine_weights(model, path_join(dir, tokenizer::kWeightsFile));
 }
 
 // Writes the prebuilt images (pieces.bin, root_snap/lexicon.bin) from the directory's checked
@@ -235,9 +236,9 @@ Status upgrade_tokenizer(const std::string& dir) {
   std::vector<std::string> added;  // relative paths
   bool retagged = false;
   Status status = ok_status();
-  if (!tokenizer::lists_file(config, engine::kDirectoryWeights)) {
+  if (!tokenizer::lists_file(config, tokenizer::kWeightsFile)) {
     status = add_engine_weights(dir, config);
-    if (status.ok()) added.push_back(engine::kDirectoryWeights);
+    if (status.ok()) added.push_back(tokenizer::kWeightsFile);
   }
   const bool snap = config.value("root_snap", false);
   if (status.ok() && (!tokenizer::lists_file(config, tokenizer::kPiecesImageFile) ||

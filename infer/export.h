@@ -15,7 +15,7 @@
 //   char_vocab.json  the model's character vocabulary (model/char_vocab.h)
 //   words.tsv        the word types (word<TAB>count) the vocabulary was distilled from
 //   root_snap/       the root snap's lexicons (with --root-snap)
-//   README.md        the model card (infer/model_card.h), from morpheus.json's "provenance"
+//   README.md        the model card (exporter/model_card.h), from morpheus.json's "provenance"
 // segments.bin and model_self_test hold pieces after the root snap (stage 4 of the tokenizer).
 // Directories exported before the config had its own name hold it as tokenizer.json; they still
 // load (tokenizer::tokenizer_config_path), and an export into one replaces the whole directory.
@@ -32,7 +32,7 @@
 #include "core/status.h"
 #include "engine/embedding_layout.h"
 #include "exporter/tokenizer_writer.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::infer {
 

@@ -13,6 +13,7 @@
 #include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/runtime.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/tokenizer.h"
 
 namespace morpheus::infer {
@@ -55,7 +56,8 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
                          " expects " + std::to_string(model->config.char_vocab_size),
                      "the character vocabulary does not belong to these weights");
   }
-  options.threshold = config.value("threshold", 0.0);  // segmentation; embeddings: model's
+  // Segmentation cuts at the directory's threshold (0: the model's own); embeddings ignore it.
+  options.threshold = tokenizer::directory_threshold(config);
   MORPHEUS_ASSIGN_OR_RETURN(
       const engine::EmbeddingLayout layout,
       engine::EmbeddingLayout::from_config(config, static_cast<size_t>(model->config.char_dim)));

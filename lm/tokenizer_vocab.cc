@@ -6,6 +6,7 @@
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "lm/char_codec.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/hybrid/hybrid_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 

@@ -15,6 +15,7 @@
 #include "core/version.h"
 #include "pack/input.h"
 #include "pack/writer.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::pack {
 namespace {

@@ -12,7 +12,7 @@
 #include "core/flat_string_map.h"
 #include "morph/root_lexicon.h"
 #include "morph/root_snap.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::tokenizer {
 namespace {

@@ -91,7 +91,7 @@ struct SegmenterSpec {
   std::string path;
   nlohmann::json options = nlohmann::json::object();
   // The morpheus.json of a tokenizer directory at `path` when the caller has read it (null:
-  // systems that need it read it; tokenizer.h spec_directory_config).
+  // systems that need it read it; directory_format.h spec_directory_config).
   std::shared_ptr<const nlohmann::json> directory_config;
 };
 

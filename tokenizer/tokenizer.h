@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Tokenizer: the Morpheus tokenizer, a directory written by `morpheus export` (format 3; format 2,
-// without special tokens and user symbols, still loads), and the stages a text goes through, in
-// the order they run:
+// Tokenizer: the Morpheus tokenizer, a directory written by `morpheus export` (its files, format
+// versions and checks: directory_format.h), and the stages a text goes through, in the order they
+// run:
 //
 //   0. user symbols  occurrences of the user symbols (--user-symbols) are cut out of the text,
 //                    leftmost first, the longest at a position, and become their ids (one
@@ -70,83 +70,9 @@
 
 namespace morpheus::tokenizer {
 
-// Format 4 adds the id stream's layout ("stream": word-initial pieces, the implicit space at the
-// start of a line, whole-morpheme merges; tokenizer/piece_codec.h); formats 2 and 3 encode as
-// they always did (spaces are ids of their own, no merges).
-constexpr int kTokenizerFormatVersion = 4;
-// The oldest format this build reads (no special tokens, no user symbols).
-constexpr int kTokenizerOldestFormatVersion = 2;
-constexpr const char* kTokenizerKind = "morpheus-tokenizer";
-// The directory's config file (format version, checksums, self-tests, provenance). Directories
-// exported before it had its own name hold it as tokenizer.json (the Hugging Face file name, with
-// another schema); they still load.
-constexpr const char* kTokenizerConfigFile = "morpheus.json";
-constexpr const char* kOldTokenizerConfigFile = "tokenizer.json";
-// The other files of a tokenizer directory (every name is here; exporter/ writes them, load()
-// and the engine read them): the vocabulary, the segment table, the exported word types, the
-// model's character vocabulary and engine weights, its LibTorch checkpoint, the model card.
-constexpr const char* kPiecesFile = "pieces.json";
-// The vocabulary as a prebuilt image (PieceCodec::image), mapped at load instead of parsing
-// pieces.json; a directory without it (an older export) parses pieces.json.
-constexpr const char* kPiecesImageFile = "pieces.bin";
-constexpr const char* kSegmentTableFile = "segments.bin";
-constexpr const char* kWordsFile = "words.tsv";
-constexpr const char* kCharVocabFile = "char_vocab.json";
-constexpr const char* kWeightsFile = "model.weights";
-constexpr const char* kCheckpointDir = "model";
-constexpr const char* kModelCardFile = "README.md";
-// The lexicons of the root snap, copied into the directory by `morpheus export --root-snap`.
-constexpr const char* kRootSnapRoots = "root_snap/roots.txt";
-constexpr const char* kRootSnapSuffixes = "root_snap/suffixes.txt";
-// Both lexicons as one prebuilt image (morph::RootLexicon::image), mapped at load instead of
-// parsing the two text files; a directory without it (an older export) parses them.
-constexpr const char* kRootSnapImage = "root_snap/lexicon.bin";
-
-// What cuts the letter runs the table lacks: the "segmenter" entry of morpheus.json names it.
-// "morpheus-model" (and a directory without the entry) is the neural model, created through the
-// caller's SegmenterSpec; any other name is a registered segmenter created from the directory's
-// own files (e.g. "bpe", "unigram": tokenizer/cbpe/plain_segmenters.h).
-constexpr const char* kModelSegmenter = "morpheus-model";
-std::string directory_segmenter(const nlohmann::json& config);
-// The morpheus.json of the directory spec.path: spec.directory_config, or else read from there.
-StatusOr<nlohmann::json> spec_directory_config(const SegmenterSpec& spec);
-
-// The config file of the tokenizer directory `dir`, for every reader: dir/morpheus.json when
-// present, else dir/tokenizer.json when present (an older export), else dir/morpheus.json (so
-// an error about a missing config names the current file).
-std::string tokenizer_config_path(const std::string& dir);
-
-// Reads `relative` (a file of the tokenizer directory `dir`) into *content and checks it against
-// its checksum in `config` (the directory's morpheus.json): DATA_LOSS naming the file when it
-// differs or has no checksum. verify_tokenizer_file: the check alone; verify_tokenizer_bytes:
-// the check of bytes already read or mapped; map_tokenizer_file: the file mapped, then checked.
-Status read_tokenizer_file(const std::string& dir, const nlohmann::json& config,
-                           const std::string& relative, std::string* content);
-Status verify_tokenizer_file(const std::string& dir, const nlohmann::json& config,
-                             const std::string& relative);
-Status verify_tokenizer_bytes(const std::string& dir, const nlohmann::json& config,
-                              const std::string& relative, std::string_view bytes);
-StatusOr<std::shared_ptr<const MappedFile>> map_tokenizer_file(const std::string& dir,
-                                                               const nlohmann::json& config,
-                                                               const std::string& relative);
-// Whether `config` (a directory's morpheus.json) lists `relative` among its checksummed files.
-bool lists_file(const nlohmann::json& config, const std::string& relative);
-// The checksum morpheus.json stores for a file of the directory (core/hash.h's
-// fast_checksum_tag: every load verifies every file it reads; older exports' FNV-1a tags are
-// still verified).
-StatusOr<std::string> tokenizer_file_checksum(const std::string& path);
-std::string tokenizer_checksum(std::string_view bytes);
-
 class Tokenizer;
 // The special_self_test entry of morpheus.json for `tok` (format 3, see above).
 StatusOr<nlohmann::json> make_special_self_test(const Tokenizer& tok);
-
-// The special tokens export writes by default.
-std::vector<std::string> default_special_tokens();
-// Special tokens and user symbols must be non-empty valid UTF-8, distinct from each other and
-// free of white space; INVALID_ARGUMENT naming the first that is not.
-Status check_special_tokens(const std::vector<std::string>& special_tokens,
-                            const std::vector<std::string>& user_symbols);
 
 struct EncodeOptions {
   bool allow_invalid = false;  // invalid UTF-8 bytes become byte tokens instead of an error

@@ -11,7 +11,7 @@
 #include "embed/ann_index.h"
 #include "engine/embedding_layout.h"
 #include "eval/embedding_metrics.h"
-#include "tokenizer/tokenizer.h"
+#include "tokenizer/directory_format.h"
 #include "tools/commands.h"
 
 namespace morpheus::tools {

@@ -7,9 +7,10 @@
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "eval/gold_data.h"
+#include "exporter/model_card.h"
 #include "exporter/plain_export.h"
 #include "exporter/tokenizer_writer.h"
-#include "infer/model_card.h"
+#include "tokenizer/directory_format.h"
 #include "tools/commands.h"
 
 namespace morpheus::tools {
@@ -39,7 +40,7 @@ Status run_plain(PlainArgs args) {
   }
   resolve_writer_lists(args.lists, &args.writer);
   MORPHEUS_RETURN_IF_ERROR(exporter::check_writer_options(args.writer));
-  infer::ProvenanceInputs inputs;
+  exporter::ProvenanceInputs inputs;
   inputs.inputs = {{"words", args.writer.words},
                    {"text", args.writer.text},
                    {"pieces", args.plain.pieces},
@@ -48,7 +49,7 @@ Status run_plain(PlainArgs args) {
   inputs.export_options.update({{"segmenter", args.plain.segmenter},
                                 {"pieces", args.plain.pieces},
                                 {"bpe_vocab_size", args.plain.bpe_vocab_size}});
-  MORPHEUS_ASSIGN_OR_RETURN(args.writer.provenance, infer::export_provenance(inputs));
+  MORPHEUS_ASSIGN_OR_RETURN(args.writer.provenance, exporter::export_provenance(inputs));
   MORPHEUS_ASSIGN_OR_RETURN(std::unique_ptr<exporter::RunSegmenter> segmenter,
                             exporter::make_plain_segmenter(args.writer, args.plain));
   exporter::WriterSummary summary;

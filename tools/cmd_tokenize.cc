@@ -14,6 +14,7 @@
 #include "core/logging.h"
 #include "engine/directory.h"
 #include "tokenizer/cbpe/plain_segmenters.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_cache.h"
 #include "tools/codec_io.h"

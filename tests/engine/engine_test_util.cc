@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "engine/weight_file.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::testing {
 namespace {
@@ -104,7 +105,7 @@ std::string random_weight_bytes(const engine::EngineConfig& config, uint64_t see
 
 std::string write_random_weights(const std::string& dir, const engine::EngineConfig& config,
                                  uint64_t seed, double scale) {
-  const std::string path = path_join(dir, engine::kWeightFileName);
+  const std::string path = path_join(dir, tokenizer::kWeightsFile);
   const Status s = write_file_atomic(path, random_weight_bytes(config, seed, scale));
   MORPHEUS_CHECK(s.ok(), s.to_string());
   return path;

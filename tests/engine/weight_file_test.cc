@@ -13,6 +13,7 @@
 #include "core/file_util.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::engine {
 namespace {
@@ -37,7 +38,9 @@ std::vector<TensorInput> patterned(const EngineConfig& config,
   return inputs;
 }
 
-std::string scratch_path() { return path_join(testing::make_temp_dir("weights"), kWeightFileName); }
+std::string scratch_path() {
+  return path_join(testing::make_temp_dir("weights"), tokenizer::kWeightsFile);
+}
 
 // Writes `bytes` to `path` (plainly: thousands of files per test, no fsync) and opens it.
 StatusOr<std::unique_ptr<WeightFile>> open_bytes(const std::string& bytes,

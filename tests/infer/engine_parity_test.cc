@@ -31,6 +31,7 @@
 #include "model/char_vocab.h"
 #include "model/packed_inference.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::infer {
 namespace {
@@ -94,7 +95,7 @@ model::Morpheus random_model(const model::ModelConfig& config, uint64_t seed) {
 }
 
 std::shared_ptr<const engine::Model> engine_of(const model::Morpheus& m) {
-  const std::string path = path_join(testing::make_temp_dir("parity"), engine::kWeightFileName);
+  const std::string path = path_join(testing::make_temp_dir("parity"), tokenizer::kWeightsFile);
   const Status written = write_engine_weights(m, path);
   EXPECT_TRUE(written.ok()) << written.to_string();
   StatusOr<std::shared_ptr<const engine::Model>> loaded = engine::Model::load(path);
@@ -293,7 +294,7 @@ TEST(EngineParityTest, EveryStageMatchesLibTorchAtThePaperConfig) {
 
 TEST(EngineParityTest, WriterKeepsEveryTensorBitExact) {
   model::Morpheus m = random_model(config_file("tiny.json", turkish_chars().size()), 3);
-  const std::string path = path_join(testing::make_temp_dir("parity"), engine::kWeightFileName);
+  const std::string path = path_join(testing::make_temp_dir("parity"), tokenizer::kWeightsFile);
   ASSERT_TRUE(write_engine_weights(m, path).ok());
   StatusOr<std::unique_ptr<engine::WeightFile>> file = engine::WeightFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();

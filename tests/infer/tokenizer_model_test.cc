@@ -31,6 +31,7 @@
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/case_fold.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_file.h"
 #include "tokenizer/tokenizer.h"

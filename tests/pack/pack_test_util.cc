@@ -13,6 +13,7 @@
 #include "core/file_util.h"
 #include "core/hash.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/segment_table.h"
 #include "tokenizer/segmenter.h"
 

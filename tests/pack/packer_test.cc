@@ -23,6 +23,7 @@
 #include "pack/reader.h"
 #include "tests/pack/pack_test_util.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/directory_format.h"
 
 namespace morpheus::pack {
 namespace {

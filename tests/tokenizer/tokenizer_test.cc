@@ -26,6 +26,7 @@
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/case_fold.h"
+#include "tokenizer/directory_format.h"
 #include "tokenizer/segment_cache.h"
 
 namespace morpheus::tokenizer {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The provenance and model card of an exported tokenizer directory (infer/model_card.h).
-#include "infer/model_card.h"
+// The provenance and model card of an exported tokenizer directory (exporter/model_card.h).
+#include "exporter/model_card.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "core/version.h"
 #include "tests/support/test_support.h"
 
-namespace morpheus::infer {
+namespace morpheus::exporter {
 namespace {
 
 using nlohmann::json;
@@ -129,4 +129,4 @@ TEST(ModelCardTest, CardWithoutAReportSaysNoneWasAttached) {
 }
 
 }  // namespace
-}  // namespace morpheus::infer
+}  // namespace morpheus::exporter

@@ -15,7 +15,7 @@
 
 #include "core/status.h"
 
-namespace morpheus::infer {
+namespace morpheus::exporter {
 
 struct ProvenanceInputs {
   std::string checkpoint;  // the checkpoint directory: its config.json and meta.json
@@ -35,4 +35,4 @@ StatusOr<nlohmann::json> export_provenance(const ProvenanceInputs& inputs);
 // load it. It depends on nothing else (not the directory's name), so an export is reproducible.
 std::string model_card(const nlohmann::json& config, const std::string& eval_report);
 
-}  // namespace morpheus::infer
+}  // namespace morpheus::exporter

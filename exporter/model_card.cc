@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "infer/model_card.h"
+#include "exporter/model_card.h"
 
 #include <algorithm>
 #include <sstream>
@@ -9,7 +9,7 @@
 #include "core/json_config.h"
 #include "core/version.h"
 
-namespace morpheus::infer {
+namespace morpheus::exporter {
 namespace {
 
 using nlohmann::json;
@@ -186,4 +186,4 @@ std::string model_card(const json& config, const std::string& eval_report) {
   return out;
 }
 
-}  // namespace morpheus::infer
+}  // namespace morpheus::exporter
