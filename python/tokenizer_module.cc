@@ -49,6 +49,46 @@ Status encode_range(const tokenizer::Tokenizer& tok, const std::vector<std::stri
   return ok_status();
 }
 
+// Rows of ints as a Python list of lists, built with the C API (pybind11's list caster converts
+// every element through its type caster: most of a large batch's conversion time).
+py::list int_lists(const std::vector<std::vector<int32_t>>& rows) {
+  py::list out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PyObject* row = PyList_New(static_cast<Py_ssize_t>(rows[i].size()));
+    if (row == nullptr) throw py::error_already_set();
+    for (size_t j = 0; j < rows[i].size(); ++j) {
+      PyObject* v = PyLong_FromLong(rows[i][j]);
+      if (v == nullptr) {
+        Py_DECREF(row);
+        throw py::error_already_set();
+      }
+      PyList_SET_ITEM(row, static_cast<Py_ssize_t>(j), v);
+    }
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), row);
+  }
+  return out;
+}
+
+// A list of lists of ones, one as long as each row.
+py::list ones_lists(const std::vector<std::vector<int32_t>>& rows) {
+  py::list out(rows.size());
+  PyObject* one = PyLong_FromLong(1);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PyObject* row = PyList_New(static_cast<Py_ssize_t>(rows[i].size()));
+    if (row == nullptr) {
+      Py_DECREF(one);
+      throw py::error_already_set();
+    }
+    for (size_t j = 0; j < rows[i].size(); ++j) {
+      Py_INCREF(one);
+      PyList_SET_ITEM(row, static_cast<Py_ssize_t>(j), one);
+    }
+    PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), row);
+  }
+  Py_DECREF(one);
+  return out;
+}
+
 // encode_batch's padding and truncation (transformers' meaning): no padding, to the longest
 // text, or to max_length; truncation cuts each text to max_length ids (keeping </s> last).
 struct BatchShape {
@@ -164,8 +204,8 @@ class Tokenizer {
   // truncation, padding and the tensors.
   py::object encode_batch(const std::vector<std::string>& texts, size_t threads, bool add_bos,
                           bool add_eos, const py::object& padding, const py::object& max_length,
-                          bool truncation, const py::object& return_tensors,
-                          bool return_offsets) const {
+                          bool truncation, const py::object& return_tensors, bool return_offsets,
+                          bool return_attention_mask) const {
     const BatchShape shape = parse_batch_shape(padding, max_length, truncation, return_tensors);
     tokenizer::EncodeOptions options;
     options.add_bos = add_bos;
@@ -193,16 +233,23 @@ class Tokenizer {
     }
     check(status);
     if (truncation) truncate(shape.max_length, add_eos, &out);
+    if (shape.padding == BatchShape::Padding::kNone && shape.tensors.empty() && !return_offsets &&
+        !return_attention_mask) {
+      return int_lists(out.ids);
+    }
     if (shape.padding == BatchShape::Padding::kNone && shape.tensors.empty() && !return_offsets) {
-      return py::cast(out.ids);
+      py::dict result;  // return_attention_mask alone: the mask is ones
+      result["input_ids"] = int_lists(out.ids);
+      result["attention_mask"] = ones_lists(out.ids);
+      return std::move(result);
     }
     std::vector<std::vector<int32_t>> mask(out.ids.size());
     for (size_t i = 0; i < out.ids.size(); ++i) mask[i].assign(out.ids[i].size(), 1);
     if (shape.padding != BatchShape::Padding::kNone) pad(shape, &out, &mask);
     py::dict result;
     if (shape.tensors.empty()) {
-      result["input_ids"] = py::cast(out.ids);
-      result["attention_mask"] = py::cast(mask);
+      result["input_ids"] = int_lists(out.ids);
+      result["attention_mask"] = int_lists(mask);
       if (return_offsets) result["offsets"] = offsets_lists(out);
       return std::move(result);
     }
@@ -391,11 +438,13 @@ segmentations, created when absent, read before the model is asked and appended 
            py::arg("add_bos") = false, py::arg("add_eos") = false, py::arg("padding") = false,
            py::arg("max_length") = py::none(), py::arg("truncation") = false,
            py::arg("return_tensors") = py::none(), py::arg("return_offsets") = false,
+           py::arg("return_attention_mask") = false,
            R"(Ids of every text: one model call for all letter runs the table lacks, then
 `threads` workers encode (the GIL is released).
 
-With the defaults: a list of id lists. With padding, return_tensors or return_offsets: a dict
-{"input_ids", "attention_mask"[, "offsets"]} (as transformers' tokenizers return).
+With the defaults: a list of id lists. With padding, return_tensors, return_offsets or
+return_attention_mask: a dict {"input_ids", "attention_mask"[, "offsets"]} (as transformers'
+tokenizers return).
 padding: False, True or "longest" (to the longest text), "max_length" (to max_length), with
 <pad> on the right (attention_mask 0, offsets (0, 0)); ValueError when the tokenizer has no <pad>.
 truncation: cut every text to max_length ids (</s> kept last with add_eos).

@@ -41,6 +41,7 @@ class Tokenizer:
         truncation: bool = False,
         return_tensors: Optional[Literal["np", "pt"]] = None,
         return_offsets: bool = False,
+        return_attention_mask: bool = False,
     ) -> Union[List[List[int]], Dict[str, Any]]: ...
     # ids: a sequence of ints, a numpy array or a torch tensor.
     def decode(self, ids: npt.ArrayLike, skip_special_tokens: bool = True) -> str: ...

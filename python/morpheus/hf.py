@@ -298,31 +298,33 @@ class MorpheusTokenizer(PreTrainedTokenizer):
         # straight to the library's pad() (without padding: a mask of ones), without the Python
         # work per text (tests/python/test_hf.py checks it against the general path).
         special = bool(add_special_tokens)
+        # Without padding the mask (ones) comes from the C++ call with the ids; padded, from the
+        # library's pad().
+        unpadded = padding_strategy == PaddingStrategy.DO_NOT_PAD
+        if unpadded and return_attention_mask is None:
+            return_attention_mask = "attention_mask" in self.model_input_names
+        with_mask = unpadded and bool(return_attention_mask)
         with _gc_paused():
             out = self._tok.encode_batch(texts, threads=self._threads,
                                          add_bos=special and self.add_bos_token,
                                          add_eos=special and self.add_eos_token,
-                                         return_offsets=bool(return_offsets_mapping))
-            ids = out["input_ids"] if return_offsets_mapping else out
-            masks = None
-            if padding_strategy == PaddingStrategy.DO_NOT_PAD:
-                if return_attention_mask is None:
-                    return_attention_mask = "attention_mask" in self.model_input_names
-                if return_attention_mask:
-                    masks = list(map([1].__mul__, map(len, ids)))
+                                         return_offsets=bool(return_offsets_mapping),
+                                         return_attention_mask=with_mask)
+        dict_out = with_mask or return_offsets_mapping
+        ids = out["input_ids"] if dict_out else out
         result = {"input_ids": ids}
         if return_offsets_mapping:
             result["offset_mapping"] = out["offsets"]
         if ids:
             self._eventual_warn_about_too_long_sequence(max(ids, key=len), None, verbose)
-        if padding_strategy != PaddingStrategy.DO_NOT_PAD:
+        if not unpadded:
             with _gc_paused():
                 result = self.pad(result, padding=padding_strategy.value, max_length=max_length,
                                   pad_to_multiple_of=pad_to_multiple_of,
                                   padding_side=padding_side,
                                   return_attention_mask=return_attention_mask)
-        elif masks is not None:
-            result["attention_mask"] = masks
+        elif with_mask:
+            result["attention_mask"] = out["attention_mask"]
         return BatchEncoding(_rectangular_to_numpy(result, return_tensors),
                              tensor_type=return_tensors)
 
