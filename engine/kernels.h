@@ -30,12 +30,10 @@ class SingleThreadedBlas {
 void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
              float* c, size_t ldc);
 
-// Rows per call of gemm_nt_row_stable.
-constexpr size_t kStableRows = 64;
-// gemm_nt in calls of exactly kStableRows rows (the last padded with zero rows): BLAS chooses its
-// kernel, and so its rounding, by the shape of a call (OpenBLAS takes another path for a few
-// rows), so only calls of one shape make a row's result depend on that row alone, not on how
-// many rows share the call. Slower than gemm_nt (the weight is packed once per call).
+// The same product without BLAS, each value of C the sum over k in one fixed order, in blocks of
+// 6 rows × 16 columns whose every place computes alike: a row's bits depend on that row alone, not
+// on the rows that share the call or their number. (BLAS kernels need not: OpenBLAS's Haswell
+// sgemm, which it runs on AMD Zen, rounds a row by its place in the call.) Slower than gemm_nt.
 void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
                         size_t ldw, float* c, size_t ldc);
 
