@@ -112,6 +112,16 @@ def test_encode_batch_keeps_returning_lists_by_default(tok):
     assert tok.encode_batch(texts, 2, add_bos=True) == [tok.encode(t, add_bos=True) for t in texts]
 
 
+def test_encode_batch_returns_a_mask_of_ones_with_unpadded_ids(tok):
+    texts = NASTY[1:4] + [""]
+    batch = tok.encode_batch(texts, add_eos=True, return_attention_mask=True)
+    assert sorted(batch) == ["attention_mask", "input_ids"]
+    assert batch["input_ids"] == [tok.encode(t, add_eos=True) for t in texts]
+    assert batch["attention_mask"] == [[1] * len(ids) for ids in batch["input_ids"]]
+    batch["attention_mask"][0].append(0)  # every row is a list of its own
+    assert batch["attention_mask"][1] == [1] * len(batch["input_ids"][1])
+
+
 def test_encode_batch_pads_to_the_longest_with_a_mask(tok):
     texts = ["Kitap", "Evlerimizde kitaplarımızdan okuduk.", ""]
     batch = tok.encode_batch(texts, padding=True, add_bos=True, add_eos=True, return_offsets=True)
