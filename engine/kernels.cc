@@ -261,64 +261,6 @@ void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const flo
               c, static_cast<int>(ldc));
 }
 
-namespace {
-
-// Rows and columns of C one block of stable_block computes (its accumulators: 6 × 16 floats, in
-// registers with AVX2 and AVX-512).
-constexpr size_t kStableBlockRows = 6;
-constexpr size_t kStableBlockCols = 16;
-
-// C[r, j0 + q] for r < kStableBlockRows, q < cols: each value the sum over p of a[r, p]·wt[p, j]
-// in the order p = 0, 1, … k − 1, whatever its place in the block. wt is Wᵀ [k, n_pad] (n_pad a
-// multiple of kStableBlockCols, zero columns past n).
-MORPHEUS_SIMD_CLONES
-void stable_block(const float* a, size_t lda, size_t k, const float* wt, size_t n_pad, size_t j0,
-                  size_t cols, float* c, size_t ldc) {
-  float acc[kStableBlockRows][kStableBlockCols] = {};
-  for (size_t p = 0; p < k; ++p) {
-    const float* wp = wt + p * n_pad + j0;
-    for (size_t r = 0; r < kStableBlockRows; ++r) {
-      const float av = a[r * lda + p];
-#pragma omp simd
-      for (size_t q = 0; q < kStableBlockCols; ++q) acc[r][q] += av * wp[q];
-    }
-  }
-  for (size_t r = 0; r < kStableBlockRows; ++r) std::copy_n(acc[r], cols, c + r * ldc + j0);
-}
-
-// The rows [i0, i0 + kStableBlockRows) of C (stable_block over every column block).
-void stable_rows(const float* a, size_t lda, size_t n, size_t k, const float* wt, size_t n_pad,
-                 float* c, size_t ldc) {
-  for (size_t j0 = 0; j0 < n; j0 += kStableBlockCols) {
-    stable_block(a, lda, k, wt, n_pad, j0, std::min(kStableBlockCols, n - j0), c, ldc);
-  }
-}
-
-}  // namespace
-
-void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
-                        size_t ldw, float* c, size_t ldc) {
-  if (m == 0 || n == 0) return;
-  const size_t n_pad = round_up(n, kStableBlockCols);
-  thread_local std::vector<float> wt;  // Wᵀ [k, n_pad]
-  wt.assign(k * n_pad, 0.0f);
-  for (size_t j = 0; j < n; ++j) {
-    for (size_t p = 0; p < k; ++p) wt[p * n_pad + j] = w[j * ldw + p];
-  }
-  const size_t full = m - m % kStableBlockRows;
-  for (size_t i0 = 0; i0 < full; i0 += kStableBlockRows) {
-    stable_rows(a + i0 * lda, lda, n, k, wt.data(), n_pad, c + i0 * ldc, ldc);
-  }
-  if (full == m) return;
-  // The last rows through a block padded with zero rows (the same arithmetic per value).
-  thread_local std::vector<float> a_pad, c_pad;
-  a_pad.assign(kStableBlockRows * k, 0.0f);
-  c_pad.resize(kStableBlockRows * n);
-  for (size_t r = full; r < m; ++r) std::copy_n(a + r * lda, k, &a_pad[(r - full) * k]);
-  stable_rows(a_pad.data(), k, n, k, wt.data(), n_pad, c_pad.data(), n);
-  for (size_t r = full; r < m; ++r) std::copy_n(&c_pad[(r - full) * n], n, c + r * ldc);
-}
-
 MORPHEUS_SIMD_CLONES
 void bias_gelu(float* x, size_t rows, size_t n, const float* bias) {
   for (size_t r = 0; r < rows; ++r) {

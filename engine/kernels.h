@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Float kernels of the engine's forward pass: the BLAS matrix product, and own loops for the
-// element-wise stages (bias, GELU, residual, LayerNorm), exp and one word's RoPE self-attention.
+// Float kernels of the engine's forward pass: the BLAS matrix product and a row-stable one of its
+// own, and own loops for the element-wise stages (bias, GELU, residual, LayerNorm), exp and one
+// word's RoPE self-attention.
 // Row-major throughout; every row of an output depends on the same row of the inputs only
 // (attention: on the word's own rows only).
 #pragma once
@@ -30,10 +31,10 @@ class SingleThreadedBlas {
 void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
              float* c, size_t ldc);
 
-// The same product without BLAS, each value of C the sum over k in one fixed order, in blocks of
-// 6 rows × 16 columns whose every place computes alike: a row's bits depend on that row alone, not
-// on the rows that share the call or their number. (BLAS kernels need not: OpenBLAS's Haswell
-// sgemm, which it runs on AMD Zen, rounds a row by its place in the call.) Slower than gemm_nt.
+// The same product without BLAS (engine/stable_gemm.cc), each value of C the sum over k in one
+// fixed order, in register blocks whose every place computes alike: a row's bits depend on that
+// row alone, not on the rows that share the call or their number. (BLAS kernels need not:
+// OpenBLAS's Haswell sgemm, which it runs on AMD Zen, rounds a row by its place in the call.)
 void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
                         size_t ldw, float* c, size_t ldc);
 

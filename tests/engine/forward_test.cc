@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -237,6 +238,31 @@ TEST(EngineKernelsTest, RowStableGemmRowDoesNotDependOnTheRowsBesideIt) {
     std::vector<float> part(m * n);
     kernels::gemm_nt_row_stable(m, n, k, &a[first * k], k, w.data(), k, part.data(), n);
     for (size_t i = 0; i < m * n; ++i) ASSERT_EQ(part[i], all[first * n + i]) << m << " " << i;
+  }
+}
+
+TEST(EngineKernelsTest, RowStableGemmEqualsTheProductInDouble) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  // Shapes off every block size (rows, columns and k), leading dimensions wider than the rows.
+  for (const auto& [m, n, k] : std::vector<std::array<size_t, 3>>{
+           {1, 1, 1}, {7, 33, 5}, {13, 70, 129}, {64, 192, 64}, {9, 17, 320}}) {
+    const size_t lda = k + 3, ldw = k + 1, ldc = n + 2;
+    std::vector<float> a(m * lda), w(n * ldw), c(m * ldc, -7.0f);
+    for (float& x : a) x = u(rng);
+    for (float& x : w) x = u(rng);
+    kernels::gemm_nt_row_stable(m, n, k, a.data(), lda, w.data(), ldw, c.data(), ldc);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double exact = 0, scale = 0;
+        for (size_t p = 0; p < k; ++p) {
+          exact += static_cast<double>(a[i * lda + p]) * w[j * ldw + p];
+          scale += std::fabs(static_cast<double>(a[i * lda + p]) * w[j * ldw + p]);
+        }
+        ASSERT_NEAR(c[i * ldc + j], exact, 1e-6 * scale + 1e-30) << m << "x" << n << "x" << k;
+      }
+      for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], -7.0f) << "wrote past column n";
+    }
   }
 }
 

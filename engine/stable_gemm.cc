@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// gemm_nt_row_stable: C = A·Wᵀ in register blocks. Wᵀ is packed once per call into panels of
+// the block's width ([k, cols] each, contiguous); a block keeps its rows × cols sums in registers
+// and adds a[r, p]·wᵀ[p, j] for p = 0, 1, … k − 1, the same operations in every place of the
+// block, and the last rows go through a block padded with zero rows. So a value of C depends on
+// its row of A and on W alone. The block is picked once for the CPU: 8 × 32 with AVX-512, 6 × 16
+// with AVX2 + FMA (both one fused multiply-add per term, so the two give the same bits), 4 × 8 in
+// plain C++ elsewhere.
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "core/arith.h"
+#include "engine/kernels.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MORPHEUS_X86_BLOCKS 1
+#include <immintrin.h>
+#endif
+
+namespace morpheus::engine::kernels {
+namespace {
+
+// One block: out[rows × cols] (contiguous) from a[rows, k] (leading dimension lda) and one
+// panel [k, cols] of the packed Wᵀ.
+using BlockFn = void (*)(const float* a, size_t lda, size_t k, const float* panel, float* out);
+
+struct Block {
+  size_t rows;
+  size_t cols;
+  BlockFn run;
+};
+
+constexpr size_t kPlainRows = 4, kPlainCols = 8;
+
+void plain_block(const float* a, size_t lda, size_t k, const float* panel, float* out) {
+  float acc[kPlainRows][kPlainCols] = {};
+  for (size_t p = 0; p < k; ++p) {
+    const float* w = panel + p * kPlainCols;
+    for (size_t r = 0; r < kPlainRows; ++r) {
+      const float x = a[r * lda + p];
+      for (size_t q = 0; q < kPlainCols; ++q) acc[r][q] += x * w[q];
+    }
+  }
+  for (size_t r = 0; r < kPlainRows; ++r) std::copy_n(acc[r], kPlainCols, out + r * kPlainCols);
+}
+
+#ifdef MORPHEUS_X86_BLOCKS
+constexpr size_t kAvx2Rows = 6, kAvx2Cols = 16;
+
+__attribute__((target("avx2,fma"))) void avx2_block(const float* a, size_t lda, size_t k,
+                                                    const float* panel, float* out) {
+  __m256 acc[kAvx2Rows][2];
+#pragma GCC unroll 6
+  for (size_t r = 0; r < kAvx2Rows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (size_t p = 0; p < k; ++p) {
+    const __m256 w0 = _mm256_loadu_ps(panel + p * kAvx2Cols);
+    const __m256 w1 = _mm256_loadu_ps(panel + p * kAvx2Cols + 8);
+#pragma GCC unroll 6
+    for (size_t r = 0; r < kAvx2Rows; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + p);
+      acc[r][0] = _mm256_fmadd_ps(x, w0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(x, w1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (size_t r = 0; r < kAvx2Rows; ++r) {
+    _mm256_storeu_ps(out + r * kAvx2Cols, acc[r][0]);
+    _mm256_storeu_ps(out + r * kAvx2Cols + 8, acc[r][1]);
+  }
+}
+
+constexpr size_t kAvx512Rows = 8, kAvx512Cols = 32;
+
+__attribute__((target("avx512f"))) void avx512_block(const float* a, size_t lda, size_t k,
+                                                     const float* panel, float* out) {
+  __m512 acc[kAvx512Rows][2];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kAvx512Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (size_t p = 0; p < k; ++p) {
+    const __m512 w0 = _mm512_loadu_ps(panel + p * kAvx512Cols);
+    const __m512 w1 = _mm512_loadu_ps(panel + p * kAvx512Cols + 16);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kAvx512Rows; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * lda + p]);
+      acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kAvx512Rows; ++r) {
+    _mm512_storeu_ps(out + r * kAvx512Cols, acc[r][0]);
+    _mm512_storeu_ps(out + r * kAvx512Cols + 16, acc[r][1]);
+  }
+}
+#endif
+
+Block choose_block() {
+#ifdef MORPHEUS_X86_BLOCKS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return {kAvx512Rows, kAvx512Cols, avx512_block};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {kAvx2Rows, kAvx2Cols, avx2_block};
+  }
+#endif
+  return {kPlainRows, kPlainCols, plain_block};
+}
+
+// Wᵀ of W [n, k] (leading dimension ldw) in panels of `cols` columns: panel b holds
+// wᵀ[p, b·cols + q] at (b·k + p)·cols + q, zero past column n.
+void pack_panels(size_t n, size_t k, const float* w, size_t ldw, size_t cols,
+                 std::vector<float>* panels) {
+  const size_t n_pad = round_up(n, cols);
+  panels->assign(n_pad * k, 0.0f);
+  for (size_t j = 0; j < n; ++j) {
+    float* dst = panels->data() + (j / cols) * k * cols + j % cols;
+    const float* src = w + j * ldw;
+    for (size_t p = 0; p < k; ++p) dst[p * cols] = src[p];
+  }
+}
+
+// Rows [0, block.rows) of C from the rows of a: every panel, `n` columns kept.
+void block_rows(const Block& block, const float* a, size_t lda, size_t n, size_t k,
+                const float* panels, float* out, float* c, size_t ldc) {
+  for (size_t j0 = 0; j0 < n; j0 += block.cols) {
+    block.run(a, lda, k, panels + j0 * k, out);
+    const size_t cols = std::min(block.cols, n - j0);
+    for (size_t r = 0; r < block.rows; ++r) {
+      std::copy_n(out + r * block.cols, cols, c + r * ldc + j0);
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
+                        size_t ldw, float* c, size_t ldc) {
+  if (m == 0 || n == 0) return;
+  static const Block block = choose_block();
+  thread_local std::vector<float> panels, out, a_pad, c_pad;
+  pack_panels(n, k, w, ldw, block.cols, &panels);
+  out.resize(block.rows * block.cols);
+  const size_t full = m - m % block.rows;
+  for (size_t i0 = 0; i0 < full; i0 += block.rows) {
+    block_rows(block, a + i0 * lda, lda, n, k, panels.data(), out.data(), c + i0 * ldc, ldc);
+  }
+  if (full == m) return;
+  a_pad.assign(block.rows * k, 0.0f);
+  c_pad.resize(block.rows * n);
+  for (size_t r = full; r < m; ++r) std::copy_n(a + r * lda, k, &a_pad[(r - full) * k]);
+  block_rows(block, a_pad.data(), k, n, k, panels.data(), out.data(), c_pad.data(), n);
+  for (size_t r = full; r < m; ++r) std::copy_n(&c_pad[(r - full) * n], n, c + r * ldc);
+}
+
+}  // namespace morpheus::engine::kernels
