@@ -106,6 +106,13 @@ def cpu_time_lines():
             "gate stage and the study's Morpheus model."]
 
 
+def scale_systems(scale):
+    """The systems that ran at `scale`, in the study's row order."""
+    names = [os.path.basename(os.path.dirname(d)) for d in glob.glob(f"{out}/systems/*/{scale}")]
+    order = {n: load(f"{out}/systems/{n}/system.json", {}).get("order", 0) for n in names}
+    return sorted(names, key=lambda n: (order[n], n))
+
+
 split = load(f"{out}/data/split.json", {})
 ood = load(f"{out}/data/ood_split.json", {})
 scale_entries = []
@@ -143,9 +150,8 @@ setup = [
         f"{e['name']} (`{e['config']}`: {e['info'].get('parameter_budget', 0):,.0f} "
         f"parameters, {e['info'].get('steps', 0):,} steps of "
         f"{e['info'].get('tokens_per_step', 0):,} tokens, seeds "
-        f"{', '.join(map(str, e['seeds']))})" for e in scale_entries) + ". The first scale runs "
-    "every system; the larger ones Morpheus, the case-matched BPE control and off-the-shelf "
-    "SentencePiece BPE (the systems the attribution below needs).",
+        f"{', '.join(map(str, e['seeds']))})" for e in scale_entries) + ". Systems: " + "; ".join(
+        f"{e['name']}: {', '.join(scale_systems(e['name']))}" for e in scale_entries) + ".",
     "- Seeds are paired: seed s gives every system the same initialisation seed and the same "
     "order of training lines.",
     f"- Device `{device}`, {os.cpu_count()} CPU cores, {jobs} training runs at a time (training "
