@@ -5,9 +5,10 @@
 // block, and the last rows go through a block padded with zero rows. So a value of C depends on
 // its row of A and on W alone. The block is picked once for the CPU: 8 × 32 with AVX-512, 6 × 16
 // with AVX2 + FMA (both one fused multiply-add per term, so the two give the same bits), 4 × 8 in
-// plain C++ elsewhere.
+// the base instruction set elsewhere; one template (simd_block) written for all three.
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "core/arith.h"
@@ -15,7 +16,6 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MORPHEUS_X86_BLOCKS 1
-#include <immintrin.h>
 #endif
 
 namespace morpheus::engine::kernels {
@@ -31,67 +31,58 @@ struct Block {
   BlockFn run;
 };
 
-constexpr size_t kPlainRows = 4, kPlainCols = 8;
+// Vectors of 4, 8 and 16 floats (GCC/Clang vector extensions): the compiler emits each block's
+// arithmetic in the instruction set of the function it is inlined into.
+using Floats4 = float __attribute__((vector_size(16)));
+using Floats8 = float __attribute__((vector_size(32)));
+using Floats16 = float __attribute__((vector_size(64)));
 
-void plain_block(const float* a, size_t lda, size_t k, const float* panel, float* out) {
-  float acc[kPlainRows][kPlainCols] = {};
+// One block of kRows × (kVectors vectors of V) sums, kept in registers: acc += a[r, p]·wᵀ[p, ·]
+// for p = 0, 1, … k − 1 (one fused multiply-add per term where the instruction set has one).
+template <typename V, size_t kRows, size_t kVectors>
+__attribute__((always_inline)) inline void simd_block(const float* a, size_t lda, size_t k,
+                                                      const float* panel, float* out) {
+  constexpr size_t kLanes = sizeof(V) / sizeof(float), kCols = kVectors * kLanes;
+  V acc[kRows][kVectors] = {};
   for (size_t p = 0; p < k; ++p) {
-    const float* w = panel + p * kPlainCols;
-    for (size_t r = 0; r < kPlainRows; ++r) {
+    V w[kVectors];
+#pragma GCC unroll 2
+    for (size_t v = 0; v < kVectors; ++v) {
+      std::memcpy(&w[v], panel + p * kCols + v * kLanes, sizeof(V));
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) {
       const float x = a[r * lda + p];
-      for (size_t q = 0; q < kPlainCols; ++q) acc[r][q] += x * w[q];
+#pragma GCC unroll 2
+      for (size_t v = 0; v < kVectors; ++v) acc[r][v] += x * w[v];
     }
   }
-  for (size_t r = 0; r < kPlainRows; ++r) std::copy_n(acc[r], kPlainCols, out + r * kPlainCols);
+#pragma GCC unroll 8
+  for (size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 2
+    for (size_t v = 0; v < kVectors; ++v) {
+      const V sums = acc[r][v];  // a copy: the block's sums stay out of memory until here
+      std::memcpy(out + r * kCols + v * kLanes, &sums, sizeof(V));
+    }
+  }
+}
+
+constexpr size_t kPlainRows = 4, kPlainCols = 8;
+void plain_block(const float* a, size_t lda, size_t k, const float* panel, float* out) {
+  simd_block<Floats4, kPlainRows, 2>(a, lda, k, panel, out);
 }
 
 #ifdef MORPHEUS_X86_BLOCKS
 constexpr size_t kAvx2Rows = 6, kAvx2Cols = 16;
-
 __attribute__((target("avx2,fma"))) void avx2_block(const float* a, size_t lda, size_t k,
                                                     const float* panel, float* out) {
-  __m256 acc[kAvx2Rows][2];
-#pragma GCC unroll 6
-  for (size_t r = 0; r < kAvx2Rows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (size_t p = 0; p < k; ++p) {
-    const __m256 w0 = _mm256_loadu_ps(panel + p * kAvx2Cols);
-    const __m256 w1 = _mm256_loadu_ps(panel + p * kAvx2Cols + 8);
-#pragma GCC unroll 6
-    for (size_t r = 0; r < kAvx2Rows; ++r) {
-      const __m256 x = _mm256_broadcast_ss(a + r * lda + p);
-      acc[r][0] = _mm256_fmadd_ps(x, w0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(x, w1, acc[r][1]);
-    }
-  }
-#pragma GCC unroll 6
-  for (size_t r = 0; r < kAvx2Rows; ++r) {
-    _mm256_storeu_ps(out + r * kAvx2Cols, acc[r][0]);
-    _mm256_storeu_ps(out + r * kAvx2Cols + 8, acc[r][1]);
-  }
+  simd_block<Floats8, kAvx2Rows, 2>(a, lda, k, panel, out);
 }
 
 constexpr size_t kAvx512Rows = 8, kAvx512Cols = 32;
-
 __attribute__((target("avx512f"))) void avx512_block(const float* a, size_t lda, size_t k,
                                                      const float* panel, float* out) {
-  __m512 acc[kAvx512Rows][2];
-#pragma GCC unroll 8
-  for (size_t r = 0; r < kAvx512Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  for (size_t p = 0; p < k; ++p) {
-    const __m512 w0 = _mm512_loadu_ps(panel + p * kAvx512Cols);
-    const __m512 w1 = _mm512_loadu_ps(panel + p * kAvx512Cols + 16);
-#pragma GCC unroll 8
-    for (size_t r = 0; r < kAvx512Rows; ++r) {
-      const __m512 x = _mm512_set1_ps(a[r * lda + p]);
-      acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]);
-    }
-  }
-#pragma GCC unroll 8
-  for (size_t r = 0; r < kAvx512Rows; ++r) {
-    _mm512_storeu_ps(out + r * kAvx512Cols, acc[r][0]);
-    _mm512_storeu_ps(out + r * kAvx512Cols + 16, acc[r][1]);
-  }
+  simd_block<Floats16, kAvx512Rows, 2>(a, lda, k, panel, out);
 }
 #endif
 
