@@ -37,12 +37,25 @@ using Floats4 = float __attribute__((vector_size(16)));
 using Floats8 = float __attribute__((vector_size(32)));
 using Floats16 = float __attribute__((vector_size(64)));
 
-// One block of kRows × (kVectors vectors of V) sums, kept in registers: acc += a[r, p]·wᵀ[p, ·]
-// for p = 0, 1, … k − 1 (one fused multiply-add per term where the instruction set has one).
-template <typename V, size_t kRows, size_t kVectors>
+// A block's shape: kRows × (kVectors vectors of V) sums, kCols = the columns they cover.
+template <typename Vector, size_t Rows, size_t Vectors>
+struct Shape {
+  using V = Vector;
+  static constexpr size_t kRows = Rows, kVectors = Vectors;
+  static constexpr size_t kLanes = sizeof(V) / sizeof(float), kCols = kVectors * kLanes;
+};
+using PlainShape = Shape<Floats4, 4, 2>;    // 4 × 8
+using Avx2Shape = Shape<Floats8, 6, 2>;     // 6 × 16
+using Avx512Shape = Shape<Floats16, 8, 2>;  // 8 × 32
+
+// One block of S's sums, kept in registers: acc += a[r, p]·wᵀ[p, ·] for p = 0, 1, … k − 1 (one
+// fused multiply-add per term where the instruction set has one).
+template <typename S>
 __attribute__((always_inline)) inline void simd_block(const float* a, size_t lda, size_t k,
                                                       const float* panel, float* out) {
-  constexpr size_t kLanes = sizeof(V) / sizeof(float), kCols = kVectors * kLanes;
+  using V = typename S::V;
+  constexpr size_t kRows = S::kRows, kVectors = S::kVectors, kLanes = S::kLanes;
+  constexpr size_t kCols = S::kCols;
   V acc[kRows][kVectors] = {};
   for (size_t p = 0; p < k; ++p) {
     V w[kVectors];
@@ -67,34 +80,36 @@ __attribute__((always_inline)) inline void simd_block(const float* a, size_t lda
   }
 }
 
-constexpr size_t kPlainRows = 4, kPlainCols = 8;
 void plain_block(const float* a, size_t lda, size_t k, const float* panel, float* out) {
-  simd_block<Floats4, kPlainRows, 2>(a, lda, k, panel, out);
+  simd_block<PlainShape>(a, lda, k, panel, out);
 }
 
 #ifdef MORPHEUS_X86_BLOCKS
-constexpr size_t kAvx2Rows = 6, kAvx2Cols = 16;
 __attribute__((target("avx2,fma"))) void avx2_block(const float* a, size_t lda, size_t k,
                                                     const float* panel, float* out) {
-  simd_block<Floats8, kAvx2Rows, 2>(a, lda, k, panel, out);
+  simd_block<Avx2Shape>(a, lda, k, panel, out);
 }
 
-constexpr size_t kAvx512Rows = 8, kAvx512Cols = 32;
 __attribute__((target("avx512f"))) void avx512_block(const float* a, size_t lda, size_t k,
                                                      const float* panel, float* out) {
-  simd_block<Floats16, kAvx512Rows, 2>(a, lda, k, panel, out);
+  simd_block<Avx512Shape>(a, lda, k, panel, out);
 }
 #endif
+
+template <typename S>
+constexpr Block block_of(BlockFn run) {
+  return {S::kRows, S::kCols, run};
+}
 
 Block choose_block() {
 #ifdef MORPHEUS_X86_BLOCKS
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {kAvx512Rows, kAvx512Cols, avx512_block};
+  if (__builtin_cpu_supports("avx512f")) return block_of<Avx512Shape>(avx512_block);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return {kAvx2Rows, kAvx2Cols, avx2_block};
+    return block_of<Avx2Shape>(avx2_block);
   }
 #endif
-  return {kPlainRows, kPlainCols, plain_block};
+  return block_of<PlainShape>(plain_block);
 }
 
 // Wᵀ of W [n, k] (leading dimension ldw) in panels of `cols` columns: panel b holds
