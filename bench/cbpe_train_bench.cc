@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "baselines/cbpe/cbpe_model.h"
 #include "core/file_util.h"
 #include "core/logging.h"
-#include "tokenizer/cbpe/cbpe_model.h"
 #include "tokenizer/segment_table.h"
 
 namespace {

@@ -35,16 +35,16 @@
 #include <vector>
 
 #include "config/config_loader.h"
+#include "config/model_config.h"
 #include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/status.h"
 #include "model/boundary_detector.h"
-#include "model/config.h"
 #include "model/cpu_allocator.h"
 #include "model/losses.h"
 #include "model/poisson_binomial.h"
+#include "prepare/cache.h"
 #include "train/batcher.h"
-#include "train/cache.h"
 #include "train/distributed.h"
 
 namespace {

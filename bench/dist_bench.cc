@@ -27,12 +27,12 @@
 #include <vector>
 
 #include "config/config_loader.h"
+#include "config/model_config.h"
 #include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/logging.h"
-#include "model/config.h"
 #include "model/losses.h"
-#include "train/cache.h"
+#include "prepare/cache.h"
 #include "train/distributed.h"
 
 namespace {

@@ -31,11 +31,11 @@
 #include "engine/forward.h"
 #include "engine/segmenter.h"
 #include "engine/weight_file.h"
-#include "infer/engine_weights.h"
+#include "exporter/torch/engine_weights.h"
 #include "infer/neural_segmenter.h"
-#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/pretokenizer.h"
 
 namespace {
@@ -84,14 +84,14 @@ std::vector<std::string> distinct_runs(const std::string& text) {
   return runs;
 }
 
-model::CharVocab vocab_of(const std::vector<std::string>& runs) {
+tokenizer::CharVocab vocab_of(const std::vector<std::string>& runs) {
   std::unordered_map<char32_t, uint64_t> counts;
   for (const std::string& r : runs) {
     if (StatusOr<std::u32string> cps = utf8::decode(r); cps.ok()) {
       for (char32_t c : *cps) ++counts[c];
     }
   }
-  return model::CharVocab::build(counts, 0.9999, 1, U"");
+  return tokenizer::CharVocab::build(counts, 0.9999, 1, U"");
 }
 
 // Best wall time of `reps` runs of fn.
@@ -115,10 +115,10 @@ struct Options {
 
 // Writes the engine weights of `m` and times both paths on `words` (threshold 0: the model's).
 void run_model(const std::string& name, const model::Morpheus& m,
-               const std::vector<std::string>& words, const model::CharVocab& chars,
+               const std::vector<std::string>& words, const tokenizer::CharVocab& chars,
                double threshold, const Options& opt) {
   const std::string path = "/tmp/morpheus_engine_bench.weights";
-  if (const Status s = infer::write_engine_weights(m, path); !s.ok()) {
+  if (const Status s = exporter::write_engine_weights(m, path); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.to_string().c_str());
     return;
   }
@@ -182,7 +182,7 @@ void run_model(const std::string& name, const model::Morpheus& m,
 
 // A random-weight model of configs/NAME.
 void run_config(const std::string& name, const std::vector<std::string>& words,
-                const model::CharVocab& chars, const Options& opt) {
+                const tokenizer::CharVocab& chars, const Options& opt) {
   StatusOr<nlohmann::json> j =
       load_json_file(std::string(MORPHEUS_SOURCE_DIR) + "/configs/" + name);
   if (!j.ok()) {
@@ -203,7 +203,8 @@ void run_config(const std::string& name, const std::vector<std::string>& words,
 void run_trained(const std::string& dir, const std::vector<std::string>& words,
                  const Options& opt) {
   StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(dir, "model"));
-  StatusOr<model::CharVocab> chars = model::CharVocab::load(path_join(dir, "char_vocab.json"));
+  StatusOr<tokenizer::CharVocab> chars =
+      tokenizer::CharVocab::load(path_join(dir, "char_vocab.json"));
   StatusOr<nlohmann::json> config = load_json_file(path_join(dir, "morpheus.json"));
   if (!m.ok() || !chars.ok() || !config.ok()) {
     std::fprintf(stderr, "%s: not a tokenizer directory with a LibTorch checkpoint\n", dir.c_str());
@@ -234,7 +235,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<std::string> runs = distinct_runs(*text);
-  const model::CharVocab chars = vocab_of(runs);
+  const tokenizer::CharVocab chars = vocab_of(runs);
   std::printf("%s: %zu distinct letter runs, %u chars\n", corpus.c_str(), runs.size(),
               chars.size());
   auto take = [&](size_t n) {

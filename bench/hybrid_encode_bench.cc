@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "baselines/hybrid/hybrid_tokenizer.h"
 #include "bench/shared_data.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
-#include "tokenizer/hybrid/hybrid_tokenizer.h"
 
 namespace {
 

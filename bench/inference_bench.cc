@@ -25,11 +25,11 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "infer/neural_segmenter.h"
-#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
 #include "model/packed_inference.h"
 #include "model/runtime.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/pretokenizer.h"
 
 namespace {
@@ -153,7 +153,7 @@ void report_tf32(const morpheus::infer::NeuralSegmenter& seg, const std::vector<
 // many words segment as in float, with each fixed guard of `guards` (logit distance under which a
 // chunk is decided again in float; 0 = none) and with the calibrated guard (the default).
 void report_int8(const char* name, const morpheus::model::Morpheus& model,
-                 const morpheus::model::CharVocab& chars, const std::vector<std::string>& words,
+                 const morpheus::tokenizer::CharVocab& chars, const std::vector<std::string>& words,
                  const std::vector<double>& guards, int reps) {
   morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
@@ -183,7 +183,7 @@ void report_int8(const char* name, const morpheus::model::Morpheus& model,
 }
 
 // Words/s at each batch size of a comma-separated list (positions per model call).
-void sweep(const morpheus::model::Morpheus& model, const morpheus::model::CharVocab& chars,
+void sweep(const morpheus::model::Morpheus& model, const morpheus::tokenizer::CharVocab& chars,
            const std::vector<std::string>& words, const std::string& sizes,
            const torch::Device& device) {
   size_t begin = 0;
@@ -315,7 +315,8 @@ int main(int argc, char** argv) {
   old_options.max_batch_chars = 1 << 15;
   if (!tokdir.empty()) {
     StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(tokdir, "model"));
-    StatusOr<model::CharVocab> chars = model::CharVocab::load(path_join(tokdir, "char_vocab.json"));
+    StatusOr<tokenizer::CharVocab> chars =
+        tokenizer::CharVocab::load(path_join(tokdir, "char_vocab.json"));
     if (!m.ok() || !chars.ok()) {
       std::fprintf(stderr, "cannot load the model of %s\n", tokdir.c_str());
       return 1;
@@ -338,7 +339,7 @@ int main(int argc, char** argv) {
         for (char32_t c : *cps) ++counts[c];
       }
     }
-    const model::CharVocab chars = model::CharVocab::build(counts, 0.9999, 1, U"");
+    const tokenizer::CharVocab chars = tokenizer::CharVocab::build(counts, 0.9999, 1, U"");
     model::ModelConfig config;  // paper configuration, random weights
     config.char_vocab_size = chars.size();
     torch::manual_seed(1);

@@ -30,9 +30,9 @@
 
 #include "core/config_section.h"
 #include "lm/gpt.h"
-#include "lm/lm_config.h"
 #include "lm/lm_trainer.h"
 #include "lm/tied_head.h"
+#include "lm_data/lm_config.h"
 #include "model/cpu_allocator.h"
 #include "model/runtime.h"
 

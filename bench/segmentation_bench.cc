@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "config/model_config.h"
 #include "model/attention.h"
 #include "model/boundary_detector.h"
-#include "model/config.h"
 #include "model/cpu_allocator.h"
 #include "model/losses.h"
 #include "model/poisson_binomial.h"

@@ -27,10 +27,10 @@
 #include "core/status.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
-#include "infer/export.h"
+#include "exporter/torch/export.h"
 #include "infer/tokenizer_model.h"
-#include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/pretokenizer.h"
 
 namespace {
@@ -122,7 +122,7 @@ LetterRuns collect_letter_runs(const std::vector<std::string>& lines) {
 
 // Cold segmentation: every distinct run through the model once, no cache.
 void bench_cold_segmentation(const morpheus::model::Morpheus& model,
-                             const morpheus::model::CharVocab& chars_vocab,
+                             const morpheus::tokenizer::CharVocab& chars_vocab,
                              const std::unordered_set<std::string>& folded_set) {
   morpheus::infer::NeuralSegmenterOptions options;
   options.cache_capacity = 0;
@@ -278,7 +278,8 @@ int main(int argc, char** argv) {
   }
   const Corpus corpus = split_corpus(std::move(*text));
   const LetterRuns runs = collect_letter_runs(corpus.lines);
-  const model::CharVocab chars_vocab = model::CharVocab::build(runs.char_counts, 0.9999, 1, U"");
+  const tokenizer::CharVocab chars_vocab =
+      tokenizer::CharVocab::build(runs.char_counts, 0.9999, 1, U"");
   model::ModelConfig config;  // paper configuration
   config.char_vocab_size = chars_vocab.size();
   torch::manual_seed(1);
@@ -301,13 +302,13 @@ int main(int argc, char** argv) {
               static_cast<long long>(model::count_parameters(*model)), torch::get_num_threads());
 
   bench_cold_segmentation(model, chars_vocab, runs.folded_set);
-  infer::ExportOptions ex;
+  exporter::ExportOptions ex;
   ex.checkpoint = ckpt;
   ex.writer.words = words_path;
   ex.writer.out = tok;
   ex.writer.vocab_size = 32000;
   ex.writer.min_count = 1;
-  if (Status s = infer::export_tokenizer(ex); !s.ok()) {
+  if (Status s = exporter::export_tokenizer(ex); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.to_string().c_str());
     return 1;
   }

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/model_config.h"
+#include "config/prepare_config.h"
+#include "config/train_config.h"
 #include "core/config_section.h"
 #include "core/json_config.h"
-#include "model/config.h"
-#include "train/prepare_config.h"
-#include "train/train_config.h"
 
 namespace morpheus::config {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The project config: one JSON object with a section per owner: "model" (model/config.h),
-// "train" (train/train_config.h), "prepare" (train/prepare_config.h). Every command that reads it
+// The project config: one JSON object with a section per owner: "model" (config/model_config.h),
+// "train" (config/train_config.h), "prepare" (config/prepare_config.h). Every command that reads it
 // (prepare, train, info) resolves the whole object, so a typo in any section fails at once; each
 // owner reads its section with section_from_json (core/config_section.h).
 // Resolution (core/json_config.h): defaults ← each --config file ← each --set a.b=v.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "config/prepare_config.h"
 #include "core/status.h"
-#include "train/prepare_config.h"
 
 namespace morpheus::config {
 

@@ -39,22 +39,22 @@ StatusOr<std::shared_ptr<const Model>> Model::load(const std::string& path) {
 }
 
 Model::Model(std::unique_ptr<WeightFile> file) : file_(std::move(file)) {
-  const EngineConfig& c = file_->config();
-  dim = static_cast<size_t>(c.dim);
+  const model::ModelConfig& c = file_->config();
+  dim = static_cast<size_t>(c.char_dim);
   heads = static_cast<size_t>(c.num_heads);
   head_dim = static_cast<size_t>(c.head_dim());
   ffn_dim = static_cast<size_t>(c.ffn_dim());
-  vocab = static_cast<size_t>(c.vocab_size);
+  vocab = static_cast<size_t>(c.char_vocab_size);
   max_segs = static_cast<size_t>(c.max_segs);
   max_positions = static_cast<size_t>(c.max_word_len);
-  eps = static_cast<float>(c.layer_norm_eps);
+  eps = static_cast<float>(model::ModelConfig::kLayerNormEps);
   bind_weights();
   derive_tables();
 }
 
 void Model::bind_weights() {
   const WeightFile& f = *file_;
-  const EngineConfig& c = f.config();
+  const model::ModelConfig& c = f.config();
   const std::string enc = "char_encoder.", det = "boundary_detector.";
   char_embedding = f.tensor(enc + "char_embedding.weight").data;
   case_embedding = f.tensor(enc + "case_embedding.weight").data;
@@ -66,17 +66,17 @@ void Model::bind_weights() {
     conv_bias.push_back(f.tensor(conv + "bias").data);
   }
   cnn_norm = {f.tensor(enc + "cnn.norm.weight").data, f.tensor(enc + "cnn.norm.bias").data};
-  for (int64_t l = 0; l < c.encoder_layers; ++l) {
+  for (int64_t l = 0; l < c.n_layers_encoder; ++l) {
     encoder_attention.push_back(
         attention_weights(f, enc + "attn_layers." + std::to_string(l) + "."));
     encoder_ffn.push_back(ffn_weights(f, enc + "ffns." + std::to_string(l) + "."));
   }
   final_norm = {f.tensor(enc + "final_norm.weight").data, f.tensor(enc + "final_norm.bias").data};
-  for (int64_t l = 0; l < c.detector_layers; ++l) {
+  for (int64_t l = 0; l < c.n_layers_detector; ++l) {
     detector_attention.push_back(attention_weights(f, det + "layers." + std::to_string(l) + "."));
     detector_ffn.push_back(ffn_weights(f, det + "ffns." + std::to_string(l) + "."));
   }
-  const std::string last = det + "layers." + std::to_string(c.detector_layers - 1) + ".";
+  const std::string last = det + "layers." + std::to_string(c.n_layers_detector - 1) + ".";
   scorer.w0 = f.tensor(last + "boundary_scorer.0.weight").data;
   scorer.b0 = f.tensor(last + "boundary_scorer.0.bias").data;
   scorer.w2 = f.tensor(last + "boundary_scorer.2.weight").data;
@@ -91,7 +91,7 @@ void Model::bind_weights() {
 }
 
 void Model::derive_tables() {
-  const EngineConfig& c = config();
+  const model::ModelConfig& c = config();
   const size_t ec = static_cast<size_t>(c.char_embed_dim),
                ek = static_cast<size_t>(c.case_embed_dim);
   projected.assign(2 * vocab * dim, 0.0f);

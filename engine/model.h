@@ -83,7 +83,7 @@ class Model {
   static StatusOr<std::shared_ptr<const Model>> load(const std::string& path);
   explicit Model(std::unique_ptr<WeightFile> file);
 
-  const EngineConfig& config() const { return file_->config(); }
+  const model::ModelConfig& config() const { return file_->config(); }
   const WeightFile& file() const { return *file_; }
 
   // Sizes as the loops use them.

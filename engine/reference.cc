@@ -135,7 +135,7 @@ Matrix embed(const Model& m, const WordIds& word, size_t tp) {
 // h = LayerNorm(h + GELU(conv(h))): width k reads positions i − ⌊k/2⌋ … (zero outside the word),
 // as a linear layer over the window rows (feature d, tap j) in the weight's order d·k + j.
 void convolution(const Model& m, Matrix* h, size_t t, size_t tp) {
-  const EngineConfig& c = m.config();
+  const model::ModelConfig& c = m.config();
   const size_t d = m.dim, channels = static_cast<size_t>(c.cnn_channels);
   Matrix y(d * tp, 0.0);
   for (size_t ki = 0; ki < c.cnn_kernels.size(); ++ki) {
@@ -154,7 +154,7 @@ void convolution(const Model& m, Matrix* h, size_t t, size_t tp) {
   }
   gelu_rows(y.data(), d, t, tp);
   for (size_t i = 0; i < d * tp; ++i) (*h)[i] += y[i];
-  layer_norm(h->data(), d, t, tp, m.cnn_norm, c.layer_norm_eps);
+  layer_norm(h->data(), d, t, tp, m.cnn_norm, model::ModelConfig::kLayerNormEps);
 }
 
 // RoPE of head rows x [dh][tp] at positions 0..t−1, in place.
@@ -211,14 +211,14 @@ void attention_layer(const Model& m, const AttentionWeights& w, Matrix* h, size_
   }
   linear(w.proj, d, w.proj_bias, d, d, heads.data(), tp, a.data());
   for (size_t i = 0; i < d * tp; ++i) (*h)[i] += a[i];
-  layer_norm(h->data(), d, t, tp, w.norm, m.config().layer_norm_eps);
+  layer_norm(h->data(), d, t, tp, w.norm, model::ModelConfig::kLayerNormEps);
 }
 
 // h = h + W2·GELU(W1·LayerNorm(h) + b1) + b2.
 void ffn_layer(const Model& m, const FfnWeights& w, Matrix* h, size_t t, size_t tp) {
   const size_t d = m.dim, f = m.ffn_dim;
   Matrix x(*h), u(f * tp), y(d * tp);
-  layer_norm(x.data(), d, t, tp, w.norm, m.config().layer_norm_eps);
+  layer_norm(x.data(), d, t, tp, w.norm, model::ModelConfig::kLayerNormEps);
   linear(w.w1, d, w.b1, f, d, x.data(), tp, u.data());
   gelu_rows(u.data(), f, t, tp);
   linear(w.w2, f, w.b2, d, f, u.data(), tp, y.data());
@@ -362,7 +362,7 @@ double reference_erf(double x) {
 std::vector<double> reference_gap_logits(const Model& m, const WordIds& word) {
   const size_t t = word.positions(), d = m.dim;
   const size_t tp = round_up(t, kCols);
-  const double eps = m.config().layer_norm_eps;
+  const double eps = model::ModelConfig::kLayerNormEps;
   Matrix h = embed(m, word, tp);
   convolution(m, &h, t, tp);
   for (size_t l = 0; l < m.encoder_attention.size(); ++l) {

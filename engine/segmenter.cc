@@ -49,7 +49,7 @@ std::vector<size_t> sorted_order(const std::vector<std::u32string>& items) {
 
 }  // namespace
 
-EngineSegmenter::EngineSegmenter(std::shared_ptr<const Model> model, model::CharVocab chars,
+EngineSegmenter::EngineSegmenter(std::shared_ptr<const Model> model, tokenizer::CharVocab chars,
                                  EngineSegmenterOptions options)
     : model_(std::move(model)),
       layout_(EmbeddingPooling::kMean, model_->dim),
@@ -73,11 +73,12 @@ StatusOr<std::unique_ptr<EngineSegmenter>> EngineSegmenter::load(const std::stri
                                                                  const std::string& char_vocab_path,
                                                                  EngineSegmenterOptions options) {
   MORPHEUS_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::load(weights_path));
-  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(char_vocab_path));
-  if (static_cast<int64_t>(chars.size()) != model->config().vocab_size) {
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::CharVocab chars,
+                            tokenizer::CharVocab::load(char_vocab_path));
+  if (static_cast<int64_t>(chars.size()) != model->config().char_vocab_size) {
     return data_loss(char_vocab_path + " has " + std::to_string(chars.size()) + " symbols, " +
                          weights_path + " was written for " +
-                         std::to_string(model->config().vocab_size),
+                         std::to_string(model->config().char_vocab_size),
                      kWeightFileHint);
   }
   if (options.threshold < 0 || options.threshold >= 1) {

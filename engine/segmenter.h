@@ -2,8 +2,8 @@
 // EngineSegmenter: the Morpheus model on the engine, torch-free. Cuts lower-cased letter runs into
 // pieces (the boundary logits of the final detector layer against a threshold) and embeds words in
 // their original case, as infer::NeuralSegmenter does on LibTorch: the same character mapping
-// (model::CharVocab), BOS/EOS, runs longer than max_word_len − 2 code points cut into chunks whose
-// ends are always piece boundaries, the same embeddings (chunk means).
+// (tokenizer::CharVocab), BOS/EOS, runs longer than max_word_len − 2 code points cut into chunks
+// whose ends are always piece boundaries, the same embeddings (chunk means).
 //
 // Determinism: a word's pieces depend on the word alone, not on the batch, its neighbours, the
 // thread count or the machine (the decision rule of engine/forward.h). Within one call, words are
@@ -25,7 +25,7 @@
 #include "engine/embedding_layout.h"
 #include "engine/forward.h"
 #include "engine/model.h"
-#include "model/char_vocab.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/segmenter.h"
 
 namespace morpheus::engine {
@@ -55,7 +55,7 @@ class EngineSegmenter : public tokenizer::Segmenter {
  public:
   // `chars` maps lower-case characters to the model's char ids; it must have at most
   // vocab_size symbols (throws InternalError otherwise; load() checks it as a Status).
-  EngineSegmenter(std::shared_ptr<const Model> model, model::CharVocab chars,
+  EngineSegmenter(std::shared_ptr<const Model> model, tokenizer::CharVocab chars,
                   EngineSegmenterOptions options = {});
   ~EngineSegmenter() override;
   EngineSegmenter(const EngineSegmenter&) = delete;
@@ -101,7 +101,7 @@ class EngineSegmenter : public tokenizer::Segmenter {
 
   std::shared_ptr<const Model> model_;
   EmbeddingLayout layout_;
-  model::CharVocab chars_;
+  tokenizer::CharVocab chars_;
   EngineSegmenterOptions options_;
   double threshold_;
   double logit_threshold_;

@@ -130,9 +130,9 @@ Status check_checksums(const std::string& path, const unsigned char* p, size_t s
 
 }  // namespace
 
-StatusOr<std::string> weight_file_bytes(const EngineConfig& config,
+StatusOr<std::string> weight_file_bytes(const model::ModelConfig& config,
                                         const std::vector<TensorInput>& tensors) {
-  MORPHEUS_RETURN_IF_ERROR(validate_config(config));
+  MORPHEUS_RETURN_IF_ERROR(config.validate_architecture());
   if (!host_is_little_endian()) {
     return Status(StatusCode::kUnimplemented,
                   "weight files are written on little-endian hosts only");
@@ -174,7 +174,7 @@ StatusOr<std::string> weight_file_bytes(const EngineConfig& config,
   return out;
 }
 
-Status write_weight_file(const std::string& path, const EngineConfig& config,
+Status write_weight_file(const std::string& path, const model::ModelConfig& config,
                          const std::vector<TensorInput>& tensors) {
   MORPHEUS_ASSIGN_OR_RETURN(std::string bytes, weight_file_bytes(config, tensors));
   return write_file_atomic(path, bytes);
@@ -212,7 +212,7 @@ Status WeightFile::parse_header(const std::string& json_text) {
   if (!known) {
     return file_error(path_, "the JSON header is not a " + std::string(kFormatName) + " header");
   }
-  StatusOr<EngineConfig> config = config_from_json(header["config"], "config");
+  StatusOr<model::ModelConfig> config = config_from_json(header["config"], "config");
   if (!config.ok()) return file_error(path_, config.status().message());
   config_ = *config;
   std::map<std::string, std::vector<int64_t>> expected;

@@ -13,15 +13,17 @@
 //   bytes 40–47  uint64 data size (the file ends at data offset + data size)
 //   bytes 48–55  uint64 FNV-1a 64 (core/hash.h) of the data section
 //   bytes 56–63  uint64 FNV-1a 64 of bytes 0–55 followed by bytes 64 .. data offset
-//   JSON header  {"format": "morpheus-engine-weights", "config": {EngineConfig, engine/config.h},
+//   JSON header  {"format": "morpheus-engine-weights", "config": {model::ModelConfig,
+//   engine/config.h},
 //                 "tensors": [{"name", "dtype": "float32", "shape": [..], "offset", "bytes"}, ..]}
 //                tensor offsets are relative to the data offset, each a multiple of 64
 //   data         the tensors in the order of expected_tensors(config), row-major, each starting on
 //                a 64-byte boundary, zero padding in between
 // Every byte of the file is covered by one of the two checksums. The reader checks the magic, the
-// version, the header bounds, both checksums, the config (validate_config), that the tensors are
-// exactly expected_tensors(config) with their shapes, and that each lies inside the data section
-// without overlapping another; any failure is a DATA_LOSS Status naming the file and the fault.
+// version, the header bounds, both checksums, the config (ModelConfig::validate_architecture), that
+// the tensors are exactly expected_tensors(config) with their shapes, and that each lies inside the
+// data section without overlapping another; any failure is a DATA_LOSS Status naming the file and
+// the fault.
 #pragma once
 
 #include <cstddef>
@@ -54,10 +56,10 @@ struct TensorInput {
 
 // The file image of `config` and `tensors` (exactly expected_tensors(config), any order, shapes
 // equal; else INVALID_ARGUMENT). Write it with write_weight_file, or corrupt it in tests.
-StatusOr<std::string> weight_file_bytes(const EngineConfig& config,
+StatusOr<std::string> weight_file_bytes(const model::ModelConfig& config,
                                         const std::vector<TensorInput>& tensors);
 // Writes that image to `path` atomically (core/file_util.h).
-Status write_weight_file(const std::string& path, const EngineConfig& config,
+Status write_weight_file(const std::string& path, const model::ModelConfig& config,
                          const std::vector<TensorInput>& tensors);
 
 // A tensor of a loaded file: a view into the mapping.
@@ -74,7 +76,7 @@ class WeightFile {
   WeightFile(const WeightFile&) = delete;
   WeightFile& operator=(const WeightFile&) = delete;
 
-  const EngineConfig& config() const { return config_; }
+  const model::ModelConfig& config() const { return config_; }
   // The tensor `name` of expected_tensors(config()); throws InternalError for another name.
   const TensorView& tensor(const std::string& name) const;
   const std::string& path() const { return path_; }
@@ -93,7 +95,7 @@ class WeightFile {
 
   std::shared_ptr<const MappedFile> mapping_;
   size_t data_offset_ = 0;
-  EngineConfig config_;
+  model::ModelConfig config_;
   std::unordered_map<std::string, TensorView> tensors_;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The provenance of an exported tokenizer directory (the "provenance" object of its config:
 // what wrote it, from which inputs, with which options) and its model card README.md, generated
-// from that config. Torch-free: `morpheus export` (infer/export.h) calls both.
+// from that config. Torch-free: `morpheus export` (exporter/torch/export.h) calls both.
 //   provenance   {"tool":"morpheus","version","git_describe",
 //                 "inputs":{role:{"path","checksum"}} (words, text, eval report),
 //                 "train":{"config":<checkpoint config.json>,"meta":<checkpoint meta.json>},

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The tokenizer's trainer: word types + a letter-run segmenter -> a Morpheus tokenizer directory
 // (format 4, read by tokenizer/tokenizer.h). Torch-free: the segmenter is an interface, so the
-// same writer exports the neural model (infer/export.h) and the plain BPE and Unigram controls
-// (exporter/plain_export.h), and every directory gets the same pre-tokenizer, case layer,
-// vocabulary distillation, table and self-tests; only the cut of the letter runs differs.
+// same writer exports the neural model (exporter/torch/export.h) and the plain BPE and Unigram
+// controls (baselines/plain/plain_export.h), and every directory gets the same pre-tokenizer, case
+// layer, vocabulary distillation, table and self-tests; only the cut of the letter runs differs.
 //   morpheus.json    {"format_version","kind":"morpheus-tokenizer","vocab_size","segmenter",
 //                     "turkish_case","files":{relative path: checksum},"first_special_id",
 //                     "special_tokens":[...],"user_symbols":[...],"stream":{...},

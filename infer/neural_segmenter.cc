@@ -85,7 +85,7 @@ int64_t default_batch_chars(int64_t char_dim, const torch::Device& device) {
 
 }  // namespace
 
-NeuralSegmenter::NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
+NeuralSegmenter::NeuralSegmenter(model::Morpheus model, tokenizer::CharVocab chars,
                                  NeuralSegmenterOptions options)
     : model_(std::move(model)),
       chars_(std::move(chars)),

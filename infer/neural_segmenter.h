@@ -19,8 +19,8 @@
 
 #include "core/status.h"
 #include "engine/embedding_layout.h"
-#include "model/char_vocab.h"
 #include "model/morpheus.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/segmenter.h"
 
 namespace morpheus::infer {
@@ -61,7 +61,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
  public:
   // `model` is switched to eval mode and moved to options.device; `chars` maps lower-case
   // characters to model char ids.
-  NeuralSegmenter(model::Morpheus model, model::CharVocab chars,
+  NeuralSegmenter(model::Morpheus model, tokenizer::CharVocab chars,
                   NeuralSegmenterOptions options = {});
   ~NeuralSegmenter() override;
   NeuralSegmenter(const NeuralSegmenter&) = delete;
@@ -146,7 +146,7 @@ class NeuralSegmenter : public tokenizer::Segmenter {
   torch::Tensor raw_vectors(const torch::Tensor& ids, const torch::Tensor& cases) const;
 
   mutable model::Morpheus model_;
-  model::CharVocab chars_;
+  tokenizer::CharVocab chars_;
   NeuralSegmenterOptions options_;
   engine::EmbeddingLayout layout_;
   int64_t max_chunk_;

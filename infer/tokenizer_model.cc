@@ -10,9 +10,9 @@
 #include "core/json_config.h"
 #include "engine/directory.h"
 #include "engine/embedding_layout.h"
-#include "model/char_vocab.h"
 #include "model/checkpoint.h"
 #include "model/runtime.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/directory_format.h"
 #include "tokenizer/tokenizer.h"
 
@@ -49,7 +49,7 @@ StatusOr<std::unique_ptr<NeuralSegmenter>> load_model_segmenter(const std::strin
   MORPHEUS_ASSIGN_OR_RETURN(model::Morpheus model, model::load_inference_checkpoint(
                                                        path_join(dir, tokenizer::kCheckpointDir)));
   const std::string chars_path = path_join(dir, tokenizer::kCharVocabFile);
-  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars, model::CharVocab::load(chars_path));
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::CharVocab chars, tokenizer::CharVocab::load(chars_path));
   if (static_cast<int64_t>(chars.size()) != model->config.char_vocab_size) {
     return data_loss(chars_path + " has " + std::to_string(chars.size()) +
                          " symbols but the model in " + path_join(dir, tokenizer::kCheckpointDir) +

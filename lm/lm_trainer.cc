@@ -19,9 +19,9 @@
 #include "core/logging.h"
 #include "core/lr_schedule.h"
 #include "core/progress.h"
-#include "lm/id_lines.h"
 #include "lm/lm_checkpoint.h"
-#include "lm/text_data.h"
+#include "lm_data/id_lines.h"
+#include "lm_data/text_data.h"
 #include "model/morpheus.h"
 #include "model/runtime.h"
 

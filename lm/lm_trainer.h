@@ -2,7 +2,7 @@
 // `morpheus lm train` and `morpheus lm eval`: a Gpt (lm/gpt.h) over one tokenizer's ids.
 //
 // Data. The training ids (one line per training-text line) are read once. Epoch e orders the
-//   lines by line_order(n, seed, e) (lm/id_lines.h: the same order for every tokenizer of the
+//   lines by line_order(n, seed, e) (lm_data/id_lines.h: the same order for every tokenizer of the
 //   text), joins them into one stream (eol, line, eol, line, eol, …) and cuts it into
 //   non-overlapping windows of T+1 tokens (inputs: the first T, targets: the last T; the tail
 //   shorter than a window is left out). Step s takes the windows s·B … s·B+B−1 of the run's
@@ -16,9 +16,9 @@
 //   kT+1 … kT+T from tokens kT … kT+T−1 (context restarts at each window), so every token and
 //   every end-of-line id is scored exactly once. BPC = Σ −log₂ p(target) ÷ (code points of the
 //   raw validation lines + one per line), the denominator counted from the raw text
-//   (lm/text_data.h), the same for every tokenizer. Each scored token's bits also belong to the
-//   line it is in (a line's end-of-line id to that line), so the bits of a text's lines, and of
-//   any slice of them (lm/text_data.h slice_line_bits), add up to its total.
+//   (lm_data/text_data.h), the same for every tokenizer. Each scored token's bits also belong to
+//   the line it is in (a line's end-of-line id to that line), so the bits of a text's lines, and of
+//   any slice of them (lm_data/text_data.h slice_line_bits), add up to its total.
 // Run directory: config.json (resolved "lm" section, vocabulary, width, parameters, inputs),
 //   metrics.jsonl (rows {step, lr, loss, tokens_per_s} every log_every steps and
 //   {step, valid_bpc, valid_bits, valid_tokens, valid_characters} at evaluations),
@@ -37,8 +37,8 @@
 
 #include "core/status.h"
 #include "lm/gpt.h"
-#include "lm/lm_config.h"
-#include "lm/text_data.h"
+#include "lm_data/lm_config.h"
+#include "lm_data/text_data.h"
 
 namespace morpheus::lm {
 

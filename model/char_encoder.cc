@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "model/config.h"
+#include "config/model_config.h"
 
 namespace morpheus::model {
 

@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "model/config.h"
+#include "config/model_config.h"
 #include "model/heads.h"
 #include "model/morpheus.h"
 

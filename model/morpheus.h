@@ -12,9 +12,9 @@
 
 #include <vector>
 
+#include "config/model_config.h"
 #include "model/boundary_detector.h"
 #include "model/char_encoder.h"
-#include "model/config.h"
 #include "model/poisson_binomial.h"
 #include "model/segment_pooling.h"
 

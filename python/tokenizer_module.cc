@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "baselines/plain/plain_segmenters.h"
 #include "engine/directory.h"
 #include "python/status_error.h"
-#include "tokenizer/cbpe/plain_segmenters.h"
 #include "tokenizer/hf_files.h"
 #include "tokenizer/tokenizer.h"
 

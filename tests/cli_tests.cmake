@@ -169,7 +169,7 @@ if(MORPHEUS_WITH_TORCH)
   morpheus_cli_test(prepare_needs_out 2 -- ${M} prepare --corpus ${PREP}/corpus.txt)
 endif()
 
-# morpheus export|encode|decode|segment|boundaries|embed|neighbors on a 2-step tiny model (tools/cmd_neural.cc).
+# morpheus export|encode|decode|segment|boundaries|embed|neighbors on a 2-step tiny model (tools/torch/cmd_neural.cc).
 # They run the torch-free front `morpheus` (it execs morpheus-torch for
 # prepare/train/export/embed/neighbors).
 if(MORPHEUS_WITH_TORCH)

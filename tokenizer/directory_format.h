@@ -80,7 +80,7 @@ double directory_threshold(const nlohmann::json& config);
 // What cuts the letter runs the table lacks: the "segmenter" entry of morpheus.json names it.
 // "morpheus-model" (and a directory without the entry) is the neural model, created through the
 // caller's SegmenterSpec; any other name is a registered segmenter created from the directory's
-// own files (e.g. "bpe", "unigram": tokenizer/cbpe/plain_segmenters.h).
+// own files (e.g. "bpe", "unigram": baselines/plain/plain_segmenters.h).
 constexpr const char* kModelSegmenter = "morpheus-model";
 std::string directory_segmenter(const nlohmann::json& config);
 // The morpheus.json of the directory spec.path: spec.directory_config, or else read from there.

@@ -9,11 +9,11 @@
 //                     process (engine/directory.h): what every runtime uses on the CPU
 //   "morpheus-model"  the same model on LibTorch, for a GPU (infer/tokenizer_model.h); its close
 //                     calls are the engine's, so it gives the same pieces
-//   "bpe", "unigram"  the segmenters of the plain directories (tokenizer/cbpe/plain_segmenters.h)
+//   "bpe", "unigram"  the segmenters of the plain directories (baselines/plain/plain_segmenters.h)
 // The Morpheus tokenizer (tokenizer/tokenizer.h) gives its codec a Segmenter too: its stages 3
 // and 4 (segment table, cache file, then the model created through this factory; the root
 // snap).
-// The baselines are built directly (tokenizer/cbpe/cbpe_model.h, tokenizer/hybrid/).
+// The baselines are built directly (baselines/cbpe/cbpe_model.h, baselines/hybrid/).
 #pragma once
 
 #include <functional>

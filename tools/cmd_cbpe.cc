@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// `morpheus cbpe train|encode|decode|segment`: the constrained-BPE baseline (tokenizer/cbpe/).
+// `morpheus cbpe train|encode|decode|segment`: the constrained-BPE baseline (baselines/cbpe/).
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "baselines/cbpe/cbpe_model.h"
 #include "core/file_util.h"
 #include "core/logging.h"
-#include "tokenizer/cbpe/cbpe_model.h"
 #include "tokenizer/segment_table.h"
 #include "tools/codec_io.h"
 #include "tools/commands.h"

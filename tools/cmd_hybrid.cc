@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `morpheus hybrid encode|decode|segment --lexicon DIR [--lossless] [FILE|-]`: the rule-based
-// hybrid Turkish tokenizer of Bayram et al. (tokenizer/hybrid/). encode prints space-separated ids
+// hybrid Turkish tokenizer of Bayram et al. (baselines/hybrid/). encode prints space-separated ids
 // per input line, decode turns such lines back into text, segment prints word<TAB>pieces.
 #include <cerrno>
 #include <cstdlib>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "baselines/hybrid/hybrid_tokenizer.h"
 #include "core/file_util.h"
-#include "tokenizer/hybrid/hybrid_tokenizer.h"
 #include "tokenizer/segment_file.h"
 #include "tools/commands.h"
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "baselines/plain/plain_segmenters.h"
 #include "core/logging.h"
 #include "pack/merge.h"
 #include "pack/packer.h"
-#include "tokenizer/cbpe/plain_segmenters.h"
 #include "tools/codec_io.h"
 
 namespace morpheus::tools {

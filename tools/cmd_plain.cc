@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // `morpheus export-plain`: a tokenizer directory in the Morpheus format whose letter runs are cut
-// by plain BPE or Unigram (exporter/plain_export.h): the case-matched controls of a comparison.
+// by plain BPE or Unigram (baselines/plain/plain_export.h): the case-matched controls of a
+// comparison.
 #include <memory>
 #include <string>
 
+#include "baselines/plain/plain_export.h"
 #include "core/file_util.h"
 #include "core/logging.h"
 #include "eval/gold_data.h"
 #include "exporter/model_card.h"
-#include "exporter/plain_export.h"
 #include "exporter/tokenizer_writer.h"
 #include "tokenizer/directory_format.h"
 #include "tools/commands.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `morpheus prepare --corpus FILE… --out DIR [--config FILE] [--set k=v] [--teacher TSV]
 // [--gold TSV]`: corpus → Morfessor teacher → root correction → vocabularies → caches
-// (train/prepare.h). The config resolves whole, as for `morpheus train` (config/config_loader.h);
+// (prepare/prepare.h). The config resolves whole, as for `morpheus train` (config/config_loader.h);
 // prepare reads its "prepare" section. Prints the prepare.json summary on stdout.
 // `morpheus teacher --data DIR [--raw] [--root-snap] [FILE]`: the labels that prepare directory
 // teaches, for any words (`word<TAB>piece piece…` per line).
@@ -14,10 +14,10 @@
 #include "core/file_util.h"
 #include "core/utf8.h"
 #include "morph/cuts.h"
+#include "prepare/corpus.h"
+#include "prepare/prepare.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "train/corpus.h"
-#include "train/prepare.h"
 
 namespace morpheus::tools {
 namespace {

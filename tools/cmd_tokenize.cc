@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "baselines/plain/plain_segmenters.h"
 #include "core/logging.h"
 #include "engine/directory.h"
-#include "tokenizer/cbpe/plain_segmenters.h"
 #include "tokenizer/directory_format.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_cache.h"

@@ -13,7 +13,7 @@ namespace morpheus::tools {
 
 // pretokenize: text lines → JSON spans (tools/cmd_text.cc).
 void register_text_commands(CLI::App& app, CommandRegistry& registry);
-// device: which device --device auto resolves to, and the BLAS in use (tools/cmd_runtime.cc).
+// device: which device --device auto resolves to, and the BLAS in use (tools/torch/cmd_runtime.cc).
 void register_runtime_commands(CLI::App& app, CommandRegistry& registry);
 // hybrid encode|decode|segment: the Bayram et al. hybrid tokenizer (tools/cmd_hybrid.cc).
 void register_hybrid_commands(CLI::App& app, CommandRegistry& registry);
@@ -39,19 +39,19 @@ void register_eval_commands(CLI::App& app, CommandRegistry& registry);
 // prepare: corpus → teacher → root correction → vocabularies → caches (tools/cmd_prepare.cc).
 void register_prepare_commands(CLI::App& app, CommandRegistry& registry);
 
-// info: parameter counts per model part as JSON (tools/cmd_info.cc).
+// info: parameter counts per model part as JSON (tools/torch/cmd_info.cc).
 void register_info_commands(CLI::App& app, CommandRegistry& registry);
-// train: the training loop on a prepared cache (tools/cmd_train.cc).
+// train: the training loop on a prepared cache (tools/torch/cmd_train.cc).
 void register_train_commands(CLI::App& app, CommandRegistry& registry);
 
-// export|encode|decode|segment|embed|neighbors: the Morpheus tokenizer (tools/cmd_neural.cc).
+// export|encode|decode|segment|embed|neighbors: the Morpheus tokenizer (tools/torch/cmd_neural.cc).
 void register_neural_commands(CLI::App& app, CommandRegistry& registry);
 // The model of the tokenizer commands in morpheus-torch: the engine on the CPU, LibTorch on a GPU
-// (tools/cmd_neural.cc); also the model of `pack` there.
+// (tools/torch/cmd_neural.cc); also the model of `pack` there.
 ModelMaker torch_model_maker();
-// index build: FAISS nearest-neighbour indexes over embeddings (tools/cmd_index.cc).
+// index build: FAISS nearest-neighbour indexes over embeddings (tools/torch/cmd_index.cc).
 void register_index_commands(CLI::App& app, CommandRegistry& registry);
-// lm train|eval|generate|check|…: language models over tokenizer ids (tools/cmd_lm.cc).
+// lm train|eval|generate|check|…: language models over tokenizer ids (tools/torch/cmd_lm.cc).
 void register_lm_commands(CLI::App& app, CommandRegistry& registry);
 
 }  // namespace morpheus::tools

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
-// `morpheus-spm train|encode|decode|segment`: SentencePiece BPE/Unigram (tokenizer/spm_model.h)
+// `morpheus-spm train|encode|decode|segment`: SentencePiece BPE/Unigram (baselines/spm/spm_model.h)
 // with the same line I/O as the other tokenizers (tools/codec_io.h); `morpheus-spm
 // unigram-pieces`: a Unigram model's pieces for the plain tokenizers
-// (tokenizer/spm_unigram_pieces.h).
+// (baselines/spm/spm_unigram_pieces.h).
 #include "tools/spm_commands.h"
 
 #include <chrono>
 #include <memory>
 #include <string>
 
+#include "baselines/spm/spm_model.h"
+#include "baselines/spm/spm_unigram_pieces.h"
 #include "core/logging.h"
-#include "tokenizer/spm_model.h"
-#include "tokenizer/spm_unigram_pieces.h"
 #include "tools/codec_io.h"
 
 namespace morpheus::tools {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Micro-batches of packed real words from the training cache (train/cache.h) for the model's
+// Micro-batches of packed real words from the training cache (prepare/cache.h) for the model's
 // MorpheusBatch (model/losses.h; layout in model/README.md). Nothing but real words runs through
 // the model: N words, each [BOS, chars…, EOS, PAD…] over T = longest word in the batch + 2.
 // Epoch plans are deterministic in (seed, epoch): windows are shuffled, grouped into buckets of
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/losses.h"
-#include "train/cache.h"
+#include "prepare/cache.h"
 
 namespace morpheus::train {
 

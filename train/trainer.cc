@@ -15,22 +15,22 @@
 #include <thread>
 #include <unordered_set>
 
+#include "config/model_config.h"
+#include "config/train_config.h"
 #include "core/config_section.h"
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "core/logging.h"
 #include "core/lr_schedule.h"
 #include "core/progress.h"
-#include "model/char_vocab.h"
+#include "eval/training_curves.h"
 #include "model/checkpoint.h"
-#include "model/config.h"
 #include "model/losses.h"
 #include "model/runtime.h"
+#include "prepare/cache.h"
+#include "prepare/vocab.h"
+#include "tokenizer/char_vocab.h"
 #include "train/batcher.h"
-#include "train/cache.h"
-#include "train/train_config.h"
-#include "train/training_curves.h"
-#include "train/vocab.h"
 
 namespace morpheus::train {
 namespace {
@@ -59,8 +59,8 @@ StatusOr<TrainData> load_train_data(const std::string& dir) {
   }
   MORPHEUS_ASSIGN_OR_RETURN(CacheReader train, CacheReader::open(path_join(dir, "train.cache")));
   MORPHEUS_ASSIGN_OR_RETURN(CacheReader dev, CacheReader::open(path_join(dir, "dev.cache")));
-  MORPHEUS_ASSIGN_OR_RETURN(model::CharVocab chars,
-                            model::CharVocab::load(path_join(dir, "char_vocab.json")));
+  MORPHEUS_ASSIGN_OR_RETURN(tokenizer::CharVocab chars,
+                            tokenizer::CharVocab::load(path_join(dir, "char_vocab.json")));
   MORPHEUS_ASSIGN_OR_RETURN(CountVocab words, CountVocab::load(path_join(dir, "words.tsv")));
   MORPHEUS_ASSIGN_OR_RETURN(CountVocab roots, CountVocab::load(path_join(dir, "roots.tsv")));
   if (train.num_windows() == 0)
@@ -890,7 +890,8 @@ Status Trainer::finish() {
                                                             module_->model, extras));
   std::fclose(files_.metrics);
   files_.metrics = nullptr;
-  return write_training_curves(metrics_path_, path_join(options_.out_dir, "training_curves.png"));
+  return eval::write_training_curves(metrics_path_,
+                                     path_join(options_.out_dir, "training_curves.png"));
 }
 
 // Whether `e` is an allocator's out-of-memory (CUDA: c10::OutOfMemoryError on LibTorch 2.x, a

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "config/model_config.h"
 #include "core/config_section.h"
 #include "core/file_util.h"
-#include "model/config.h"
 #include "tests/support/test_support.h"
 
 namespace morpheus::config {

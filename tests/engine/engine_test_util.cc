@@ -66,14 +66,14 @@ std::vector<float> random_values(const engine::TensorSpec& spec, std::mt19937_64
 
 }  // namespace
 
-engine::EngineConfig small_engine_config() {
-  engine::EngineConfig c;
-  c.vocab_size = engine_chars().size();
-  c.dim = 16;
+model::ModelConfig small_engine_config() {
+  model::ModelConfig c;
+  c.char_vocab_size = engine_chars().size();
+  c.char_dim = 16;
   c.char_embed_dim = 8;
   c.case_embed_dim = 4;
-  c.encoder_layers = 1;
-  c.detector_layers = 2;
+  c.n_layers_encoder = 1;
+  c.n_layers_detector = 2;
   c.num_heads = 2;
   c.ffn_mult = 2;
   c.max_word_len = 12;
@@ -83,7 +83,7 @@ engine::EngineConfig small_engine_config() {
   return c;
 }
 
-std::string random_weight_bytes(const engine::EngineConfig& config, uint64_t seed, double scale) {
+std::string random_weight_bytes(const model::ModelConfig& config, uint64_t seed, double scale) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<float>> values;
   const std::vector<engine::TensorSpec> specs = engine::expected_tensors(config);
@@ -103,7 +103,7 @@ std::string random_weight_bytes(const engine::EngineConfig& config, uint64_t see
   return *bytes;
 }
 
-std::string write_random_weights(const std::string& dir, const engine::EngineConfig& config,
+std::string write_random_weights(const std::string& dir, const model::ModelConfig& config,
                                  uint64_t seed, double scale) {
   const std::string path = path_join(dir, tokenizer::kWeightsFile);
   const Status s = write_file_atomic(path, random_weight_bytes(config, seed, scale));
@@ -111,7 +111,7 @@ std::string write_random_weights(const std::string& dir, const engine::EngineCon
   return path;
 }
 
-std::shared_ptr<const engine::Model> random_model(const engine::EngineConfig& config, uint64_t seed,
+std::shared_ptr<const engine::Model> random_model(const model::ModelConfig& config, uint64_t seed,
                                                   double scale) {
   const std::string dir = make_temp_dir("engine_model");
   StatusOr<std::shared_ptr<const engine::Model>> model =
@@ -120,12 +120,12 @@ std::shared_ptr<const engine::Model> random_model(const engine::EngineConfig& co
   return *model;
 }
 
-model::CharVocab engine_chars() {
+tokenizer::CharVocab engine_chars() {
   const std::u32string letters = *utf8::decode(kLetters);
   std::unordered_map<char32_t, uint64_t> counts;
   uint64_t n = 1000;
   for (char32_t c : letters) counts[c] = n--;
-  return model::CharVocab::build(counts, 1.0, 1, letters);
+  return tokenizer::CharVocab::build(counts, 1.0, 1, letters);
 }
 
 std::vector<std::string> turkish_like_words(size_t n, size_t max_chars, uint64_t seed) {

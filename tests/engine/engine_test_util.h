@@ -10,27 +10,27 @@
 
 #include "engine/config.h"
 #include "engine/model.h"
-#include "model/char_vocab.h"
+#include "tokenizer/char_vocab.h"
 
 namespace morpheus::testing {
 
 // D = 16, 2 heads, 1 encoder + 2 detector layers, kernels {2,3,4,5} × 4 channels, T = 12 (chunks
 // of 10 characters), S = 6, vocab of engine_chars().
-engine::EngineConfig small_engine_config();
+model::ModelConfig small_engine_config();
 
 // The file image of a random model with `config`: weights uniform in ±scale/√fan_in, biases and
 // LayerNorm shifts small, LayerNorm scales near 1, RoPE tables exact (base 10000). Deterministic
 // for a seed.
-std::string random_weight_bytes(const engine::EngineConfig& config, uint64_t seed,
+std::string random_weight_bytes(const model::ModelConfig& config, uint64_t seed,
                                 double scale = 3.0);
 // That image written to <dir>/model.weights; returns the path.
-std::string write_random_weights(const std::string& dir, const engine::EngineConfig& config,
+std::string write_random_weights(const std::string& dir, const model::ModelConfig& config,
                                  uint64_t seed, double scale = 3.0);
-std::shared_ptr<const engine::Model> random_model(const engine::EngineConfig& config, uint64_t seed,
+std::shared_ptr<const engine::Model> random_model(const model::ModelConfig& config, uint64_t seed,
                                                   double scale = 3.0);
 
 // The Turkish lower-case alphabet and q w x â î û, ids by that order.
-model::CharVocab engine_chars();
+tokenizer::CharVocab engine_chars();
 
 // `n` distinct lower-case words of 1..max_chars letters of engine_chars (stems and suffixes
 // mixed with random letters). Deterministic for a seed.

@@ -20,7 +20,7 @@ namespace morpheus::engine {
 namespace {
 
 // Random words of 1..max_word_len − 2 characters (ids of the small vocabulary), some upper-case.
-std::vector<WordIds> random_words(const EngineConfig& config, size_t n, uint64_t seed) {
+std::vector<WordIds> random_words(const model::ModelConfig& config, size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<WordIds> words(n);
   for (WordIds& w : words) {
@@ -29,7 +29,7 @@ std::vector<WordIds> random_words(const EngineConfig& config, size_t n, uint64_t
     w.cases.push_back(0);
     for (size_t i = 0; i < len; ++i) {
       w.ids.push_back(
-          static_cast<int32_t>(4 + rng() % static_cast<uint64_t>(config.vocab_size - 4)));
+          static_cast<int32_t>(4 + rng() % static_cast<uint64_t>(config.char_vocab_size - 4)));
       w.cases.push_back(rng() % 5 == 0 ? 1 : 0);
     }
     w.ids.push_back(kEosId);
@@ -45,7 +45,7 @@ std::vector<const WordIds*> pointers(const std::vector<WordIds>& words) {
 }
 
 TEST(EngineForwardTest, WordLogitsDoNotDependOnTheBlock) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 11);
   const std::vector<WordIds> words = random_words(config, 40, 1);
   Forward forward(*model);
@@ -66,7 +66,7 @@ TEST(EngineForwardTest, WordLogitsDoNotDependOnTheBlock) {
 }
 
 TEST(EngineForwardTest, DoublePathAgreesWithTheFloatPath) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 12);
   const std::vector<WordIds> words = random_words(config, 60, 2);
   Forward forward(*model);
@@ -85,7 +85,7 @@ TEST(EngineForwardTest, DoublePathAgreesWithTheFloatPath) {
 }
 
 TEST(EngineForwardTest, DoublePathIsTheSameOnEveryCall) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 13);
   const std::vector<WordIds> words = random_words(config, 5, 3);
   for (const WordIds& w : words) {
@@ -111,7 +111,7 @@ TEST(EngineForwardTest, ReferenceExpAndErfAreAccurate) {
 }
 
 TEST(EngineForwardTest, CloseCallFollowsTheDoublePrecisionValue) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 14);
   const std::vector<WordIds> words = random_words(config, 30, 4);
   Forward forward(*model);
@@ -133,7 +133,7 @@ TEST(EngineForwardTest, CloseCallFollowsTheDoublePrecisionValue) {
 }
 
 TEST(EngineForwardTest, FarFromTheThresholdNoWordIsRecomputed) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 15);
   const std::vector<WordIds> words = random_words(config, 10, 5);
   Forward forward(*model);
@@ -147,7 +147,7 @@ TEST(EngineForwardTest, FarFromTheThresholdNoWordIsRecomputed) {
 }
 
 TEST(EngineForwardTest, TraceHoldsEveryStage) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 16);
   const std::vector<WordIds> words = random_words(config, 3, 6);
   size_t rows = 0;
@@ -170,7 +170,7 @@ TEST(EngineForwardTest, TraceHoldsEveryStage) {
 }
 
 TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 17);
   const std::vector<WordIds> words = random_words(config, 20, 7);
   Forward forward(*model);
@@ -187,7 +187,7 @@ TEST(EngineForwardTest, EmbeddingsDoNotDependOnTheBlock) {
 }
 
 TEST(EngineForwardTest, RootInflectionOfAnUncutWordIsItsMeanVectorAndFuseOfZero) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 18);
   const std::vector<WordIds> words = random_words(config, 5, 8);
   const size_t d = model->dim;
@@ -207,7 +207,7 @@ TEST(EngineForwardTest, RootInflectionOfAnUncutWordIsItsMeanVectorAndFuseOfZero)
 }
 
 TEST(EngineForwardTest, RootInflectionSeparatesTheFirstAndLastSegments) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   const auto model = testing::random_model(config, 19);
   const std::vector<WordIds> words = random_words(config, 6, 9);
   const size_t d = model->dim;

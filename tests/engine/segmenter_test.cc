@@ -105,7 +105,7 @@ TEST(EngineSegmenterTest, CloseCallsAreRecomputedAndCounted) {
   const auto model = testing::random_model(testing::small_engine_config(), 25);
   const std::vector<std::string> words = testing::turkish_like_words(50, 10, 4);
   Forward forward(*model);
-  const model::CharVocab chars = testing::engine_chars();
+  const tokenizer::CharVocab chars = testing::engine_chars();
   WordIds w;
   w.ids = {kBosId,
            static_cast<int32_t>(chars.id(U'k')),
@@ -201,7 +201,8 @@ TEST(EngineSegmenterTest, LoadChecksTheVocabularyAgainstTheModel) {
   StatusOr<std::unique_ptr<EngineSegmenter>> s = EngineSegmenter::load(weights, vocab);
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   EXPECT_EQ((*s)->name(), "morpheus-engine");
-  const model::CharVocab fewer = model::CharVocab::build({{U'a', 5}, {U'b', 3}}, 1.0, 1, U"");
+  const tokenizer::CharVocab fewer =
+      tokenizer::CharVocab::build({{U'a', 5}, {U'b', 3}}, 1.0, 1, U"");
   ASSERT_TRUE(fewer.save(vocab).ok());
   s = EngineSegmenter::load(weights, vocab);
   ASSERT_FALSE(s.ok());

@@ -19,7 +19,7 @@ namespace morpheus::engine {
 namespace {
 
 // Tensor i, element j = i + j/1000 (distinct values everywhere).
-std::vector<TensorInput> patterned(const EngineConfig& config,
+std::vector<TensorInput> patterned(const model::ModelConfig& config,
                                    std::vector<std::vector<float>>* storage) {
   const std::vector<TensorSpec> specs = expected_tensors(config);
   storage->clear();
@@ -71,7 +71,7 @@ std::string edit_header(std::string bytes, const std::string& from, const std::s
 }
 
 TEST(WeightFileTest, RoundTripKeepsTheConfigAndEveryTensor) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   std::vector<std::vector<float>> storage;
   const std::vector<TensorInput> inputs = patterned(config, &storage);
   const std::string path = scratch_path();
@@ -160,7 +160,7 @@ TEST(WeightFileTest, MissingFileIsNotFound) {
 }
 
 TEST(WeightFileTest, WriterRejectsAMissingOrMisshapenTensor) {
-  const EngineConfig config = testing::small_engine_config();
+  const model::ModelConfig config = testing::small_engine_config();
   std::vector<std::vector<float>> storage;
   std::vector<TensorInput> inputs = patterned(config, &storage);
   const std::string path = scratch_path();
@@ -171,6 +171,60 @@ TEST(WeightFileTest, WriterRejectsAMissingOrMisshapenTensor) {
   inputs[1].shape.back() += 1;
   EXPECT_EQ(write_weight_file(path, config, inputs).code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(file_exists(path));
+}
+
+// The header of a file written before the engine shared the model's schema.
+nlohmann::json former_header(const model::ModelConfig& c) {
+  return {{"vocab_size", c.char_vocab_size},
+          {"dim", c.char_dim},
+          {"char_embed_dim", c.char_embed_dim},
+          {"case_embed_dim", c.case_embed_dim},
+          {"encoder_layers", c.n_layers_encoder},
+          {"detector_layers", c.n_layers_detector},
+          {"num_heads", c.num_heads},
+          {"ffn_mult", c.ffn_mult},
+          {"max_word_len", c.max_word_len},
+          {"max_segs", c.max_segs},
+          {"cnn_kernels", c.cnn_kernels},
+          {"cnn_channels", c.cnn_channels},
+          {"threshold", c.threshold},
+          {"min_seg_mass", c.min_seg_mass},
+          {"layer_norm_eps", 1e-5}};
+}
+
+TEST(WeightFileConfigTest, HeaderHoldsTheArchitectureUnderTheModelsKeys) {
+  model::ModelConfig config = testing::small_engine_config();
+  config.threshold = 0.37;
+  const nlohmann::json header = config_to_json(config);
+  const nlohmann::json all = config;
+  ASSERT_EQ(header.size(), std::size(model::kArchitectureKeys));
+  for (const char* key : model::kArchitectureKeys) EXPECT_EQ(header.at(key), all.at(key)) << key;
+  StatusOr<model::ModelConfig> back = config_from_json(header, "config");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(nlohmann::json(*back).dump(), nlohmann::json(config).dump());
+}
+
+TEST(WeightFileConfigTest, HeaderWithTheFormerKeysReadsAsTheSameConfig) {
+  const model::ModelConfig config = testing::small_engine_config();
+  StatusOr<model::ModelConfig> back = config_from_json(former_header(config), "config");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(config_to_json(*back), config_to_json(config));
+}
+
+TEST(WeightFileConfigTest, FormerHeaderWithAnotherLayerNormEpsilonIsRejected) {
+  nlohmann::json header = former_header(testing::small_engine_config());
+  header["layer_norm_eps"] = 1e-6;
+  StatusOr<model::ModelConfig> back = config_from_json(header, "config");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("layer_norm_eps"), std::string::npos);
+}
+
+TEST(WeightFileConfigTest, KeyOutsideTheArchitectureIsRejected) {
+  nlohmann::json header = config_to_json(testing::small_engine_config());
+  header["dropout"] = 0.1;  // a training field: not the engine's
+  StatusOr<model::ModelConfig> back = config_from_json(header, "config");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("unknown config key 'dropout'"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: the training-cache reader (train/cache.h) on arbitrary bytes written to a file.
+// Fuzz target: the training-cache reader (prepare/cache.h) on arbitrary bytes written to a file.
 // Without checksum verification (the mutated header/sections reach the structural checks) the
 // reader either rejects the file with a Status or every accessor stays inside the mapping (ASan).
 // A corpus input that starts with "WRITE" instead builds a cache from the remaining bytes with
@@ -13,9 +13,9 @@
 
 #include "core/check.h"
 #include "core/file_util.h"
+#include "prepare/cache.h"
 #include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "train/cache.h"
 
 namespace {
 

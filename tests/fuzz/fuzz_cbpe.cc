@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: a constrained-BPE model (tokenizer/cbpe/cbpe_model.h) trained once on a small
+// Fuzz target: a constrained-BPE model (baselines/cbpe/cbpe_model.h) trained once on a small
 // built-in corpus, with and without a boundary table: encode→decode is the identity for valid
 // UTF-8 (and any bytes with allow_invalid), ids are in range, word_pieces concatenate back.
 #include <cstddef>
@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "baselines/cbpe/cbpe_model.h"
 #include "core/check.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
 #include "tests/fuzz/fuzz_target.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "tokenizer/cbpe/cbpe_model.h"
 #include "tokenizer/segment_table.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: the hybrid decoder (tokenizer/hybrid/hybrid_tokenizer.h) on arbitrary id
+// Fuzz target: the hybrid decoder (baselines/hybrid/hybrid_tokenizer.h) on arbitrary id
 // sequences, in both modes: it returns text or a Status, never crashes or reads out of bounds.
 // Ids are two input bytes each, spread over the lexicon, byte, form and out-of-range ids.
 #include <cstddef>

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "baselines/hybrid/hybrid_tokenizer.h"
 #include "core/check.h"
-#include "tokenizer/hybrid/hybrid_tokenizer.h"
 
 namespace morpheus::fuzz {
 

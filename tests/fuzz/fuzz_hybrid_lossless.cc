@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: the lossless hybrid mode (tokenizer/hybrid/hybrid_tokenizer.h) returns every byte
+// Fuzz target: the lossless hybrid mode (baselines/hybrid/hybrid_tokenizer.h) returns every byte
 // string exactly: decode(encode(s)) == s, ids < vocab_size(); segment() pieces concatenate to the
 // word; reference-mode encoding of the same bytes does not crash.
 #include <cstddef>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The engine (engine/) against LibTorch on the same model, written by infer/engine_weights.h:
-// every stage of the forward pass, the packed boundary logits of the segmenter, the pieces of
-// infer::NeuralSegmenter on real Turkish words (different only where LibTorch's logit lies within
-// kCloseCallMargin of the threshold) and its embeddings. Models: random weights at
-// configs/tiny.json and configs/paper.json, and a tiny model trained for a few seconds. Each test
-// prints the largest relative error it measured ("[ measured ]").
+// The engine (engine/) against LibTorch on the same model, written by
+// exporter/torch/engine_weights.h: every stage of the forward pass, the packed boundary logits of
+// the segmenter, the pieces of infer::NeuralSegmenter on real Turkish words (different only where
+// LibTorch's logit lies within kCloseCallMargin of the threshold) and its embeddings. Models:
+// random weights at configs/tiny.json and configs/paper.json, and a tiny model trained for a few
+// seconds. Each test prints the largest relative error it measured ("[ measured ]").
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -26,11 +26,11 @@
 #include "engine/forward.h"
 #include "engine/segmenter.h"
 #include "engine/weight_file.h"
-#include "infer/engine_weights.h"
+#include "exporter/torch/engine_weights.h"
 #include "infer/neural_segmenter.h"
-#include "model/char_vocab.h"
 #include "model/packed_inference.h"
 #include "tests/support/test_support.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/directory_format.h"
 
 namespace morpheus::infer {
@@ -69,12 +69,12 @@ const std::vector<std::string> kWords = {"ev",
                                          "Türkiye",
                                          "çekoslovakyalılaştıramadık"};
 
-model::CharVocab turkish_chars() {
+tokenizer::CharVocab turkish_chars() {
   std::unordered_map<char32_t, uint64_t> counts;
   const std::u32string letters = *utf8::decode(kAlphabet);
   uint64_t n = 1000;
   for (char32_t c : letters) counts[c] = n--;
-  return model::CharVocab::build(counts, 1.0, 1, letters);
+  return tokenizer::CharVocab::build(counts, 1.0, 1, letters);
 }
 
 model::ModelConfig config_file(const std::string& name, int64_t vocab_size) {
@@ -96,7 +96,7 @@ model::Morpheus random_model(const model::ModelConfig& config, uint64_t seed) {
 
 std::shared_ptr<const engine::Model> engine_of(const model::Morpheus& m) {
   const std::string path = path_join(testing::make_temp_dir("parity"), tokenizer::kWeightsFile);
-  const Status written = write_engine_weights(m, path);
+  const Status written = exporter::write_engine_weights(m, path);
   EXPECT_TRUE(written.ok()) << written.to_string();
   StatusOr<std::shared_ptr<const engine::Model>> loaded = engine::Model::load(path);
   EXPECT_TRUE(loaded.ok()) << loaded.status().to_string();
@@ -129,7 +129,7 @@ struct Batch {
     return out;
   }
 };
-Batch make_batch(const std::vector<std::string>& texts, const model::CharVocab& chars,
+Batch make_batch(const std::vector<std::string>& texts, const tokenizer::CharVocab& chars,
                  bool keep_case) {
   std::vector<Letters> letters;
   int64_t t = 0;
@@ -235,7 +235,7 @@ void report(const std::string& what, double value) {
 
 // Every stage, the packed logits and the embeddings of kWords equal LibTorch's.
 void expect_layers_match(model::Morpheus m, const std::string& label) {
-  const model::CharVocab chars = turkish_chars();
+  const tokenizer::CharVocab chars = turkish_chars();
   const std::shared_ptr<const engine::Model> e = engine_of(m);
   ASSERT_NE(e, nullptr);
   const Batch b = make_batch(kWords, chars, true);
@@ -295,7 +295,7 @@ TEST(EngineParityTest, EveryStageMatchesLibTorchAtThePaperConfig) {
 TEST(EngineParityTest, WriterKeepsEveryTensorBitExact) {
   model::Morpheus m = random_model(config_file("tiny.json", turkish_chars().size()), 3);
   const std::string path = path_join(testing::make_temp_dir("parity"), tokenizer::kWeightsFile);
-  ASSERT_TRUE(write_engine_weights(m, path).ok());
+  ASSERT_TRUE(exporter::write_engine_weights(m, path).ok());
   StatusOr<std::unique_ptr<engine::WeightFile>> file = engine::WeightFile::open(path);
   ASSERT_TRUE(file.ok()) << file.status().to_string();
   size_t checked = 0;
@@ -339,7 +339,7 @@ std::vector<std::string> ud_words(bool lower, size_t limit) {
 // Pieces of EngineSegmenter and NeuralSegmenter on `words` differ only on close calls.
 void expect_same_segmentation(model::Morpheus m, const std::vector<std::string>& words,
                               const std::string& label) {
-  const model::CharVocab chars = turkish_chars();
+  const tokenizer::CharVocab chars = turkish_chars();
   NeuralSegmenterOptions options;
   options.cache_capacity = 0;
   const NeuralSegmenter torch_segmenter(m, chars, options);
@@ -380,7 +380,7 @@ TEST(EngineParityTest, SegmentationEqualsNeuralSegmenterAtThePaperConfig) {
 // A tiny model trained for 60 steps to cut before common suffixes: decisive logits, as a
 // trained tokenizer's.
 model::Morpheus trained_model(const std::vector<std::string>& words) {
-  const model::CharVocab chars = turkish_chars();
+  const tokenizer::CharVocab chars = turkish_chars();
   model::Morpheus m = random_model(config_file("tiny.json", chars.size()), 6);
   const std::vector<std::u32string> suffixes = {
       U"ler", U"lar", U"de",  U"da",   U"den",  U"dan", U"ın", U"in",  U"ım",  U"im", U"dı", U"di",
@@ -434,7 +434,7 @@ void expect_same_embeddings(engine::EmbeddingPooling pooling) {
   MORPHEUS_REQUIRE_DATA(words, "corpus/dev_ud_sentences.txt");
   words.push_back("Muvaffakiyetsizleştiricileştiriveremeyebileceklerimizdenmişsinizcesine");
   words.push_back("");
-  const model::CharVocab chars = turkish_chars();
+  const tokenizer::CharVocab chars = turkish_chars();
   model::Morpheus m = trained_model(ud_words(true, 2500));
   NeuralSegmenterOptions options;
   options.embedding = pooling;

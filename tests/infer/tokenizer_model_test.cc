@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tests of the Morpheus tokenizer with its model in process (infer/tokenizer_model.h,
-// infer/neural_segmenter.h, infer/export.h) on tiny randomly initialised models: chunking, the
-// LRU cache, export (segment table, lazy model, root snap), the lossless round trip on 100,000
+// infer/neural_segmenter.h, exporter/torch/export.h) on tiny randomly initialised models: chunking,
+// the LRU cache, export (segment table, lazy model, root snap), the lossless round trip on 100,000
 // random strings and on the UD dev sentences, self-test and checksum failures on swapped
 // weights/vocabulary, and embeddings.
 #include "infer/tokenizer_model.h"
@@ -25,12 +25,12 @@
 #include "core/unicode.h"
 #include "core/utf8.h"
 #include "engine/directory.h"
-#include "infer/export.h"
-#include "model/char_vocab.h"
+#include "exporter/torch/export.h"
 #include "model/checkpoint.h"
 #include "morph/root_snap.h"
 #include "tests/support/test_support.h"
 #include "tokenizer/case_fold.h"
+#include "tokenizer/char_vocab.h"
 #include "tokenizer/directory_format.h"
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/segment_file.h"
@@ -39,6 +39,9 @@
 namespace morpheus::infer {
 namespace {
 
+using exporter::export_tokenizer;
+using exporter::ExportOptions;
+using exporter::upgrade_tokenizer;
 using tokenizer::SegmentedWord;
 using tokenizer::SegmentTable;
 
@@ -46,12 +49,12 @@ namespace fs = std::filesystem;
 
 const char kAlphabet[] = "abcçdefgğhıijklmnoöprsştuüvyzqwxâîû";
 
-model::CharVocab tiny_chars() {
+tokenizer::CharVocab tiny_chars() {
   std::unordered_map<char32_t, uint64_t> counts;
   const std::u32string letters = *utf8::decode(kAlphabet);
   uint64_t n = 1000;
   for (char32_t c : letters) counts[c] = n--;
-  return model::CharVocab::build(counts, 1.0, 1, letters);
+  return tokenizer::CharVocab::build(counts, 1.0, 1, letters);
 }
 
 model::ModelConfig tiny_config(int64_t char_vocab_size) {
@@ -75,7 +78,7 @@ model::ModelConfig tiny_config(int64_t char_vocab_size) {
 // A random tiny checkpoint (inference kind) with char_vocab.json in `dir`.
 void make_checkpoint(const std::string& dir, uint64_t seed) {
   torch::manual_seed(seed);
-  const model::CharVocab chars = tiny_chars();
+  const tokenizer::CharVocab chars = tiny_chars();
   model::Morpheus m(tiny_config(chars.size()));
   {
     // Scale the weights up so that the random model takes decisive, varied boundary decisions.
@@ -123,10 +126,10 @@ std::string export_tiny(const std::string& root, uint64_t seed, size_t vocab_siz
 }
 
 // The model and character vocabulary of the tokenizer directory `dir`.
-void load_model(const std::string& dir, model::Morpheus* model, model::CharVocab* chars) {
+void load_model(const std::string& dir, model::Morpheus* model, tokenizer::CharVocab* chars) {
   StatusOr<model::Morpheus> m = model::load_inference_checkpoint(path_join(dir, "model"));
   ASSERT_TRUE(m.ok()) << m.status().to_string();
-  StatusOr<model::CharVocab> c = model::CharVocab::load(path_join(dir, "char_vocab.json"));
+  StatusOr<tokenizer::CharVocab> c = tokenizer::CharVocab::load(path_join(dir, "char_vocab.json"));
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   *model = std::move(*m);
   *chars = std::move(*c);
@@ -251,7 +254,7 @@ TEST_F(TokenizerModelTest, LongRunsAreChunkedNeverDropped) {
 
 TEST_F(TokenizerModelTest, LruCacheIsBoundedAndHit) {
   model::Morpheus m{nullptr};
-  model::CharVocab chars;
+  tokenizer::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 2;
@@ -610,7 +613,7 @@ TEST_F(TokenizerModelTest, Int8SegmentationAgreesWithFloatOnTheDevWords) {
   const std::vector<std::string> words = dev_words(5000);
   ASSERT_GE(words.size(), 5000u);
   model::Morpheus m{nullptr};
-  model::CharVocab chars;
+  tokenizer::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   NeuralSegmenterOptions options;
   options.cache_capacity = 0;
@@ -798,7 +801,7 @@ TEST_F(TokenizerModelTest, CloseCallsOfTheTorchModelAreTheEngines) {
   StatusOr<const engine::EngineSegmenter*> engine_model = engine::engine_model(*tok);
   ASSERT_TRUE(engine_model.ok());
   model::Morpheus m{nullptr};
-  model::CharVocab chars;
+  tokenizer::CharVocab chars;
   ASSERT_NO_FATAL_FAILURE(load_model(*tok_dir_, &m, &chars));
   const nlohmann::json config = *load_json_file(path_join(*tok_dir_, "morpheus.json"));
   NeuralSegmenterOptions options;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # runtime_closure.sh NINJA BUILD_DIR SOURCE_DIR TARGET:REQUIRED_ARCHIVE...
-# The runtime (what encodes, segments and embeds) links neither train/ nor eval/ nor the
-# tokenizer's trainer (exporter/). For each Ninja target of BUILD_DIR, from the build's own records:
-#   * its link line (`ninja -t commands`: the last command) names no archive built in train/,
-#     eval/ or exporter/, and names REQUIRED_ARCHIVE (so that the libraries it stands for are
+# The runtime (what encodes, segments and embeds) links neither the trainers (prepare/, train/)
+# nor eval/ nor the tokenizer's trainer (exporter/). For each Ninja target of BUILD_DIR, from the
+# build's own records:
+#   * its link line (`ninja -t commands`: the last command) names no archive built in prepare/,
+#     train/, eval/ or exporter/, and names REQUIRED_ARCHIVE (so that the libraries it stands for are
 #     covered: a static library's dependencies reach the link line of every binary that links it);
 #   * no object it is linked from (its own, and those of the archives on its link line) included
-#     a file under SOURCE_DIR/train, /eval or /exporter (`ninja -t deps`: what the compiler read).
+#     a file under SOURCE_DIR/prepare, /train, /eval or /exporter (`ninja -t deps`: what the compiler read).
 # Prints what it checked; exits 1 naming each offending archive or header.
 set -u
 [ $# -ge 4 ] || { echo "usage: runtime_closure.sh NINJA BUILD_DIR SOURCE_DIR TARGET:ARCHIVE..."; exit 2; }
@@ -23,9 +24,9 @@ for spec in "$@"; do
     echo "FAIL $target: its link line does not name $required (not the target meant?)"
     status=1
   fi
-  bad=$(printf '%s\n' "$archives" | grep -E '(^|/)(train|eval|exporter)/' || true)
+  bad=$(printf '%s\n' "$archives" | grep -E '(^|/)(prepare|train|eval|exporter)/' || true)
   if [ -n "$bad" ]; then
-    echo "FAIL $target links archives of train/, eval/ or exporter/:"; printf '  %s\n' $bad; status=1
+    echo "FAIL $target links archives of prepare/, train/, eval/ or exporter/:"; printf '  %s\n' $bad; status=1
   fi
   # The target's objects, then each archive's (its explicit inputs in `ninja -t query`).
   objects=$({
@@ -39,10 +40,10 @@ for spec in "$@"; do
   # shellcheck disable=SC2086
   deps=$("$ninja" -C "$build" -t deps $objects 2>&1)
   # Paths as the compiler wrote them (absolute, or relative to the build directory), resolved.
-  headers=$(printf '%s\n' "$deps" | grep -E '^ +.*(train|eval|exporter)/[^/]+$' | sed 's/^ *//' | sort -u |
-    (cd "$build" && xargs -r realpath -m) | grep -E "^$(realpath -m "$src")/(train|eval|exporter)/" || true)
+  headers=$(printf '%s\n' "$deps" | grep -E '^ +.*(prepare|train|eval|exporter)/[^/]+$' | sed 's/^ *//' | sort -u |
+    (cd "$build" && xargs -r realpath -m) | grep -E "^$(realpath -m "$src")/(prepare|train|eval|exporter)/" || true)
   if [ -n "$headers" ]; then
-    echo "FAIL $target reads files of train/, eval/ or exporter/ (its objects include them):"; printf '%s\n' "$headers"; status=1
+    echo "FAIL $target reads files of prepare/, train/, eval/ or exporter/ (its objects include them):"; printf '%s\n' "$headers"; status=1
   fi
   missing=$(printf '%s\n' "$deps" | grep -c 'deps not found' || true)
   if [ "$missing" != 0 ]; then
@@ -51,5 +52,5 @@ for spec in "$@"; do
   fi
   echo "checked $target: $(printf '%s\n' "$archives" | grep -c .) archives, $(printf '%s\n' "$objects" | wc -l) objects"
 done
-[ $status = 0 ] && echo "ok: the runtime links none of train/, eval/ and exporter/"
+[ $status = 0 ] && echo "ok: the runtime links none of prepare/, train/, eval/ and exporter/"
 exit $status

@@ -15,10 +15,10 @@
 #include "core/file_util.h"
 #include "core/json_config.h"
 #include "core/unicode.h"
-#include "lm/char_codec.h"
-#include "lm/id_lines.h"
 #include "lm/lm_checkpoint.h"
-#include "lm/text_data.h"
+#include "lm_data/char_codec.h"
+#include "lm_data/id_lines.h"
+#include "lm_data/text_data.h"
 #include "tests/support/test_support.h"
 
 namespace morpheus::lm {

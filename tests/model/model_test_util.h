@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "model/config.h"
+#include "config/model_config.h"
 
 namespace morpheus::testing {
 

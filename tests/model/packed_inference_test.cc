@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "model/config.h"
+#include "config/model_config.h"
 #include "tests/model/model_test_util.h"
 
 namespace morpheus::model {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "model/config.h"
+#include "config/model_config.h"
 #include "model/losses.h"
 
 namespace morpheus::testing {

@@ -11,16 +11,16 @@
 #include "config/config_loader.h"
 #include "core/file_util.h"
 #include "core/utf8.h"
-#include "model/char_vocab.h"
 #include "model/checkpoint.h"
+#include "prepare/cache.h"
+#include "prepare/vocab.h"
 #include "tests/support/test_support.h"
-#include "train/cache.h"
-#include "train/vocab.h"
+#include "tokenizer/char_vocab.h"
 
 namespace morpheus::train {
 namespace {
 
-using model::CharVocab;
+using tokenizer::CharVocab;
 
 using nlohmann::json;
 
