@@ -9,7 +9,6 @@
 // 30000, --paper-words 1500, --reps 2, --threads N, --device cpu|cuda[:N] (int8 rows on the CPU
 // only, TF32 rows on CUDA only), --int8-guards 0,0.5, --sweep POSITIONS,... (batch sizes to time),
 // --quant-probe 1.
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 #include "infer/neural_segmenter.h"
 #include "model/checkpoint.h"
 #include "model/cpu_allocator.h"
+#include "model/linear.h"
 #include "model/packed_inference.h"
 #include "model/runtime.h"
 #include "tokenizer/char_vocab.h"
@@ -201,7 +201,7 @@ void sweep(const morpheus::model::Morpheus& model, const morpheus::tokenizer::Ch
   }
 }
 
-// Dynamic int8 (quantized::linear_dynamic, through the dispatcher) against float for one
+// Dynamic int8 (model::Linear in an Int8Scope, on each quantized engine) against float for one
 // position-wise Linear layer [rows, in] -> [rows, out]: whether Debian's LibTorch reaches it from
 // C++, its speed and its largest deviation.
 void quantised_linear_probe(int64_t rows, int64_t in, int64_t out) {
@@ -222,19 +222,17 @@ void quantised_linear_probe(int64_t rows, int64_t in, int64_t out) {
   for (const c10::QEngine engine : at::globalContext().supportedQEngines()) {
     if (engine == c10::QEngine::NoQEngine) continue;
     try {
-      c10::InferenceMode guard;
       at::globalContext().setQEngine(engine);
-      const double scale = w.abs().max().item<double>() / 127.0;
-      const torch::Tensor qw = at::quantize_per_tensor(w, scale, 0, at::kQInt8);
-      c10::Dispatcher& d = c10::Dispatcher::singleton();
-      std::vector<c10::IValue> stack = {qw, c10::IValue(b)};
-      d.findSchemaOrThrow("quantized::linear_prepack", "").callBoxed(&stack);
-      const c10::IValue packed = stack.at(0);
-      const c10::OperatorHandle dynamic = d.findSchemaOrThrow("quantized::linear_dynamic", "");
+      // Per-channel int8 weights and 7-bit inputs, as in the segmenter.
+      morpheus::model::Linear layer(in, out);
+      layer->weight.data().copy_(w);
+      layer->bias.data().copy_(b);
+      layer->eval();
+      layer->quantize_int8();
+      c10::InferenceMode guard;
       const auto run = [&] {
-        std::vector<c10::IValue> s = {x, packed, false};
-        dynamic.callBoxed(&s);
-        return s.at(0).toTensor();
+        const morpheus::model::Int8Scope scope(true);
+        return layer(x);
       };
       const double t_int8 = time_of(run);
       const float dev = (run() - torch::linear(x, w, b)).abs().max().item<float>();

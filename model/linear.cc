@@ -31,7 +31,11 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
     return torch::nn::LinearImpl::forward(x);
   }
   static const c10::OperatorHandle dynamic = op("quantized::linear_dynamic");
-  std::vector<c10::IValue> stack = {x.contiguous(), packed_, false};
+  // reduce_range: inputs in 7 bits. Without VNNI (AVX2) ONEDNN's u8 x s8 kernels add pairs of
+  // products in 16 bits, which saturate on full-range inputs (errors of a fifth of the output
+  // scale). QNNPACK ignores the flag.
+  const bool reduce_range = at::globalContext().qEngine() != at::QEngine::QNNPACK;
+  std::vector<c10::IValue> stack = {x.contiguous(), packed_, reduce_range};
   dynamic.callBoxed(&stack);
   return stack.at(0).toTensor();
 }
