@@ -236,13 +236,6 @@ if [ "$mode" = gpu ]; then
   for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
     if [ -e "$d/libz.so.1" ]; then libz=$d/libz.so.1; break; fi
   done
-  # The engine's BLAS: the machine's when it has cblas.h, else the one gpu_deps.sh carried.
-  blas_lib=""
-  if [ ! -f /usr/include/cblas.h ] && [ ! -f /usr/include/x86_64-linux-gnu/cblas.h ]; then
-    blas_lib=$repo/.gpu/blas/lib/libblas.so
-    extra_flags+=" -isystem $repo/.gpu/blas/include"
-    export LD_LIBRARY_PATH=$repo/.gpu/blas/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fi
   echo "torch prefix $torch_prefix; gloo headers from ${extra_flags:-LibTorch}; libz $libz;" \
     "NCCL include ${nccl_include:-none}; $(gcc --version | head -1)" | tee -a "$log" >&2
   nvcc=$(command -v nvcc || true)
@@ -253,7 +246,6 @@ if [ "$mode" = gpu ]; then
       -DMORPHEUS_WITH_SPM=OFF -DMORPHEUS_WITH_PYTHON=OFF -DMORPHEUS_BUILD_TESTS=OFF \
       -DMORPHEUS_CCACHE=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
       -DZLIB_INCLUDE_DIR="$repo/.gpu/zlib/include" -DZLIB_LIBRARY="$libz" \
-      ${blas_lib:+"-DBLAS_LIBRARIES=$blas_lib"} \
       ${nccl_include:+"-DNCCL_INCLUDE_DIR=$nccl_include"} -DCMAKE_CXX_FLAGS="$extra_flags" \
       ${nvcc:+"-DCUDAToolkit_ROOT=$(dirname "$(dirname "$(readlink -f "$nvcc")")")"} &&
       step build 300 cmake --build "$build" -j 16 --target morpheus device_check inference_bench

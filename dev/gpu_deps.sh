@@ -12,8 +12,6 @@
 #   .gpu/prefix/       nlohmann-json and CLI11 headers with their CMake package files (a prefix
 #                      for CMAKE_PREFIX_PATH)
 #   .gpu/zlib/         zlib headers and libz.so.1 (used when the GPU machine has no libz.so.1)
-#   .gpu/blas/         cblas.h and OpenBLAS's libblas.so.3 (+ its libgfortran/libgomp): the BLAS
-#                      of the torch-free engine (engine/), used when the GPU machine has none
 #   .gpu/gloo/include  gloo headers (used when LibTorch's include directory has none)
 #   .gpu/data/prep     `morpheus prepare` of the first N npm corpus sentences (every word kept)
 #   .gpu/data/new_words.txt  word types of the other corpus lines that the prepared vocabulary
@@ -57,17 +55,6 @@ rm -rf "$out/zlib" && mkdir -p "$out/zlib/include" "$out/zlib/lib"
 cp /usr/include/zlib.h /usr/include/zconf.h "$out/zlib/include/" ||
   die "no zlib headers (apt-get install zlib1g-dev)"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libz.so)" "$out/zlib/lib/libz.so.1"
-
-# BLAS for the engine: the CBLAS header and the OpenBLAS library Debian's alternatives select,
-# with the shared libraries it needs that a bare machine may lack.
-rm -rf "$out/blas" && mkdir -p "$out/blas/include" "$out/blas/lib"
-cp -L /usr/include/x86_64-linux-gnu/cblas.h "$out/blas/include/" ||
-  die "no cblas.h (apt-get install libblas-dev)"
-blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)
-cp "$blas" "$out/blas/lib/libblas.so.3" && ln -sf libblas.so.3 "$out/blas/lib/libblas.so"
-for dep in $(ldd "$blas" | awk '/libgfortran|libgomp|libquadmath|libopenblas/ { print $3 }'); do
-  cp -L "$dep" "$out/blas/lib/"
-done
 
 # gloo headers for c10d's ProcessGroupGloo.hpp (train/distributed.cc); gpu_check.sh uses them
 # only when LibTorch ships none.

@@ -14,7 +14,7 @@ namespace morpheus::engine {
 namespace {
 
 using kernels::bias_gelu;
-using kernels::gemm_nt;
+using kernels::gemm_nt_row_stable;
 using kernels::layer_norm_rows;
 using kernels::residual_layer_norm;
 
@@ -57,15 +57,6 @@ bool decide_gaps(const Model& model, const WordIds& word, const float* logits, s
 }
 
 Forward::Forward(const Model& model) : model_(model) {}
-
-void Forward::gemm(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
-                   size_t ldw, float* c, size_t ldc) const {
-  if (row_stable_) {
-    kernels::gemm_nt_row_stable(m, n, k, a, lda, w, ldw, c, ldc);
-  } else {
-    gemm_nt(m, n, k, a, lda, w, ldw, c, ldc);
-  }
-}
 
 void Forward::layout(const std::vector<const WordIds*>& words) {
   offsets_.assign(1, 0);
@@ -137,7 +128,8 @@ void Forward::convolution() {
       }
     }
   }
-  gemm(rows_, d, width, col_.data(), width, model_.cnn_weight.data(), width, tmp_.data(), d);
+  gemm_nt_row_stable(rows_, d, width, col_.data(), width, model_.cnn_weight.data(), width,
+                     tmp_.data(), d);
   bias_gelu(tmp_.data(), rows_, d, model_.cnn_bias.data());
   residual_layer_norm(h_.data(), tmp_.data(), rows_, d, nullptr, model_.cnn_norm.gamma,
                       model_.cnn_norm.beta, model_.eps);
@@ -145,14 +137,14 @@ void Forward::convolution() {
 
 void Forward::attention_layer(const AttentionWeights& w) {
   const size_t d = model_.dim;
-  gemm(rows_, 3 * d, d, h_.data(), d, w.qkv, d, qkv_.data(), 3 * d);
+  gemm_nt_row_stable(rows_, 3 * d, d, h_.data(), d, w.qkv, d, qkv_.data(), 3 * d);
   for (size_t i = 0; i + 1 < offsets_.size(); ++i) {
     const size_t first = offsets_[i], t_len = offsets_[i + 1] - first;
     MORPHEUS_CHECK(t_len <= w.rope_len, "a word of ", t_len, " positions, RoPE holds ", w.rope_len);
     kernels::rope_attention(&qkv_[first * 3 * d], t_len, d, model_.heads, w.cos, w.sin,
                             scratch_.data(), &heads_[first * d]);
   }
-  gemm(rows_, d, d, heads_.data(), d, w.proj, d, tmp_.data(), d);
+  gemm_nt_row_stable(rows_, d, d, heads_.data(), d, w.proj, d, tmp_.data(), d);
   residual_layer_norm(h_.data(), tmp_.data(), rows_, d, w.proj_bias, w.norm.gamma, w.norm.beta,
                       model_.eps);
 }
@@ -160,9 +152,9 @@ void Forward::attention_layer(const AttentionWeights& w) {
 void Forward::ffn_layer(const FfnWeights& w) {
   const size_t d = model_.dim, f = model_.ffn_dim;
   layer_norm_rows(h_.data(), rows_, d, w.norm.gamma, w.norm.beta, model_.eps, tmp_.data());
-  gemm(rows_, f, d, tmp_.data(), d, w.w1, d, wide_.data(), f);
+  gemm_nt_row_stable(rows_, f, d, tmp_.data(), d, w.w1, d, wide_.data(), f);
   bias_gelu(wide_.data(), rows_, f, w.b1);
-  gemm(rows_, d, f, wide_.data(), f, w.w2, f, tmp_.data(), d);
+  gemm_nt_row_stable(rows_, d, f, wide_.data(), f, w.w2, f, tmp_.data(), d);
   kernels::bias_residual(h_.data(), tmp_.data(), rows_, d, w.b2);
 }
 
@@ -183,7 +175,7 @@ void Forward::score_gaps(std::vector<float>* logits) {
     }
   }
   const ScorerWeights& s = model_.scorer;
-  gemm(gaps_, d, 2 * d, col_.data(), 2 * d, s.w0, 2 * d, tmp_.data(), d);
+  gemm_nt_row_stable(gaps_, d, 2 * d, col_.data(), 2 * d, s.w0, 2 * d, tmp_.data(), d);
   bias_gelu(tmp_.data(), gaps_, d, s.b0);
   logits->resize(gaps_);
   for (size_t k = 0; k < gaps_; ++k) (*logits)[k] = kernels::dot(&tmp_[k * d], s.w2, d) + s.b2;
@@ -191,7 +183,6 @@ void Forward::score_gaps(std::vector<float>* logits) {
 
 void Forward::gap_logits(const std::vector<const WordIds*>& words, std::vector<float>* logits,
                          Trace* trace) {
-  const kernels::SingleThreadedBlas one_thread;
   encode(words, trace);
   detect(trace);
   score_gaps(logits);
@@ -278,17 +269,15 @@ void Forward::fuse(size_t n, float* x, float* out) {
   const size_t d = model_.dim, f = model_.ffn_dim;
   const PoolingWeights& p = model_.pooling;
   grow(&wide_, n * f);
-  gemm(n, f, d, x, d, p.w0, d, wide_.data(), f);
+  gemm_nt_row_stable(n, f, d, x, d, p.w0, d, wide_.data(), f);
   bias_gelu(wide_.data(), n, f, p.b0);
-  gemm(n, d, f, wide_.data(), f, p.w3, f, out, d);
+  gemm_nt_row_stable(n, d, f, wide_.data(), f, p.w3, f, out, d);
   residual_layer_norm(out, x, n, d, p.b3, p.norm.gamma, p.norm.beta, model_.eps);
 }
 
 size_t Forward::embeddings(const std::vector<const WordIds*>& words, double logit_threshold,
                            EmbeddingPooling pooling, float* out, Trace* trace) {
   if (words.empty()) return 0;
-  const kernels::SingleThreadedBlas one_thread;
-  row_stable_ = true;  // a word's embedding does not depend on the words beside it
   encode(words, trace);
   encoded_.assign(h_.begin(), h_.begin() + static_cast<std::ptrdiff_t>(rows_ * model_.dim));
   detect(trace);
@@ -309,7 +298,6 @@ size_t Forward::embeddings(const std::vector<const WordIds*>& words, double logi
   }
   // Every D-block of every row through the same fusion: [N·width/D, D].
   fuse(pooled.size() / model_.dim, pooled.data(), out);
-  row_stable_ = false;
   add_stage(trace, "embeddings", out, words.size(), width);
   return rechecked;
 }

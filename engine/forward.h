@@ -3,9 +3,9 @@
 //
 // A block is a list of words (WordIds, engine/model.h) whose positions are stacked as rows: word i
 // holds rows [offset_i, offset_i + T_i) of every [R, ·] buffer, R = Σ T_i. Position-wise stages
-// (projection, convolution, qkv, proj, FFN, gap scorer) are BLAS products over all rows of the
-// block (cblas_sgemm: a row's value does not depend on the other rows, up to the rounding of the
-// BLAS kernel the row count selects); attention runs per word and head. Stages, the same as
+// (projection, convolution, qkv, proj, FFN, gap scorer) are matrix products over all rows of the
+// block (kernels::gemm_nt_row_stable: a row's bits do not depend on the other rows); attention runs
+// per word and head. Stages, the same as
 // model::Morpheus in eval mode:
 //   char ⊕ case embedding → embed_proj  (a lookup in Model::projected)          [R,D]
 //   → LayerNorm(x + GELU(conv(x)))  (the multi-scale CNN, padding = the word's ends)  [R,D]
@@ -74,16 +74,12 @@ class Forward {
   // [N,3D] = [fuse(s_0) | fuse(r) | fuse(l)] for root-inflection (r, l: the plain means of the
   // encoder rows of the suffixes' and of the last suffix's positions), unnormalised.
   // Boundaries at every gap (BOS and EOS gaps included) where the logit exceeds logit_threshold,
-  // by decide_gaps. A word's row is the same whatever words share the call (gemm_nt_row_stable).
+  // by decide_gaps. A word's row is the same whatever words share the call.
   // Returns how many words were recomputed in double precision.
   size_t embeddings(const std::vector<const WordIds*>& words, double logit_threshold,
                     EmbeddingPooling pooling, float* out, Trace* trace = nullptr);
 
  private:
-  // gemm_nt, or gemm_nt_row_stable while row_stable_ (embeddings: a word's row then does not
-  // depend on the block it is computed in).
-  void gemm(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
-            float* c, size_t ldc) const;
   void layout(const std::vector<const WordIds*>& words);
   void encode(const std::vector<const WordIds*>& words, Trace* trace);
   void convolution();
@@ -103,7 +99,6 @@ class Forward {
   const Model& model_;
   std::vector<size_t> offsets_;  // [N+1] row offsets
   size_t rows_ = 0, gaps_ = 0;
-  bool row_stable_ = false;
   std::vector<float> h_, encoded_, qkv_, heads_, tmp_, wide_, col_, scratch_, segments_;
 };
 

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Float kernels: BLAS products, and own `omp simd` loops (exp and GELU written with float
+// Float kernels: own `omp simd` loops (exp and GELU written with float
 // arithmetic and bit operations only, so that they vectorise) in the widest vectors of the CPU.
 #include "engine/kernels.h"
-
-#include <cblas.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <vector>
 
 #include "core/arith.h"
 #include "engine/simd.h"
@@ -204,62 +199,7 @@ __attribute__((always_inline)) inline void layer_norm_row(const float* x, size_t
   for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * gamma[i] + beta[i];
 }
 
-// The thread controls of OpenBLAS and OpenMP, when the process has them.
-struct BlasThreading {
-  int (*omp_get_max_threads)() = nullptr;
-  void (*omp_set_num_threads)(int) = nullptr;
-  bool openmp_build = false;
-};
-
-template <typename Fn>
-Fn lookup(const char* name) {
-  Fn fn = nullptr;
-  void* symbol = dlsym(RTLD_DEFAULT, name);
-  static_assert(sizeof(fn) == sizeof(symbol), "function and object pointers differ in size");
-  std::memcpy(&fn, &symbol, sizeof(fn));
-  return fn;
-}
-
-const BlasThreading& blas_threading() {
-  static const BlasThreading threading = [] {
-    BlasThreading t;
-    const auto get_parallel = lookup<int (*)()>("openblas_get_parallel");
-    const int parallel = get_parallel != nullptr ? get_parallel() : 0;  // 1 pthreads, 2 OpenMP
-    if (parallel == 1) {
-      const auto set_threads = lookup<void (*)(int)>("openblas_set_num_threads");
-      if (set_threads != nullptr) set_threads(1);
-    } else if (parallel == 2) {
-      t.omp_get_max_threads = lookup<int (*)()>("omp_get_max_threads");
-      t.omp_set_num_threads = lookup<void (*)(int)>("omp_set_num_threads");
-      t.openmp_build = t.omp_get_max_threads != nullptr && t.omp_set_num_threads != nullptr;
-    }
-    return t;
-  }();
-  return threading;
-}
-
 }  // namespace
-
-SingleThreadedBlas::SingleThreadedBlas() {
-  const BlasThreading& t = blas_threading();
-  if (!t.openmp_build) return;
-  const int threads = t.omp_get_max_threads();
-  if (threads == 1) return;
-  previous_ = threads;
-  t.omp_set_num_threads(1);
-}
-
-SingleThreadedBlas::~SingleThreadedBlas() {
-  if (previous_ > 0) blas_threading().omp_set_num_threads(previous_);
-}
-
-void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
-             float* c, size_t ldc) {
-  if (m == 0 || n == 0) return;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), w, static_cast<int>(ldw), 0.0f,
-              c, static_cast<int>(ldc));
-}
 
 MORPHEUS_SIMD_CLONES
 void bias_gelu(float* x, size_t rows, size_t n, const float* bias) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Float kernels of the engine's forward pass: the BLAS matrix product and a row-stable one of its
-// own, and own loops for the element-wise stages (bias, GELU, residual, LayerNorm), exp and one
-// word's RoPE self-attention.
+// Float kernels of the engine's forward pass, all its own (no BLAS): a row-stable matrix product,
+// loops for the element-wise stages (bias, GELU, residual, LayerNorm), exp and one word's RoPE
+// self-attention.
 // Row-major throughout; every row of an output depends on the same row of the inputs only
 // (attention: on the word's own rows only).
 #pragma once
@@ -10,31 +10,12 @@
 
 namespace morpheus::engine::kernels {
 
-// While alive, the BLAS runs the calling thread's products on that thread alone (the engine
-// splits the words between its own threads). OpenBLAS's OpenMP build takes its thread count from
-// the calling thread's OpenMP setting: set to 1 here, restored on destruction. Its pthreads build
-// has one process-wide count: set to 1 by the first scope (for the whole process). Nothing with
-// another BLAS. The functions are looked up at run time (dlsym); no link dependency on either.
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas();
-  ~SingleThreadedBlas();
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int previous_ = 0;  // the thread's OpenMP thread count before, 0 when unchanged
-};
-
-// C[m,n] = A[m,k]·Wᵀ: W is [n,k] row-major (a Linear weight) with leading dimension ldw.
-// cblas_sgemm, on the calling thread when inside a SingleThreadedBlas scope.
-void gemm_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w, size_t ldw,
-             float* c, size_t ldc);
-
-// The same product without BLAS (engine/stable_gemm.cc), each value of C the sum over k in one
-// fixed order, in register blocks whose every place computes alike: a row's bits depend on that
-// row alone, not on the rows that share the call or their number. (BLAS kernels need not:
-// OpenBLAS's Haswell sgemm, which it runs on AMD Zen, rounds a row by its place in the call.)
+// C[m,n] = A[m,k]·Wᵀ: W is [n,k] row-major (a Linear weight) with leading dimension ldw
+// (engine/stable_gemm.cc). Each value of C is the sum over k in one fixed order, in register
+// blocks whose every place computes alike: a row's bits depend on that row alone, not on the rows
+// that share the call or their number. (BLAS kernels need not: OpenBLAS's Haswell sgemm, which it
+// runs on AMD Zen, rounds a row by its place in the call.) On the engine's shapes it is as fast
+// as OpenBLAS's or faster (docs/performance.md).
 void gemm_nt_row_stable(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* w,
                         size_t ldw, float* c, size_t ldc);
 
